@@ -1,0 +1,41 @@
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+
+import { fileURLToPath } from 'node:url';
+
+/** The package root: where astro.config.mjs and src/pages live, wherever the CLI is run from. */
+export const PACKAGE_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+export interface BuildSiteOptions {
+  dataDir: string;
+  outDir: string;
+  timeZone: string;
+}
+
+/** Builds the Astro site over a data directory. The site reads its inputs from the environment,
+ * so astro.config.mjs and the content config stay free of CLI plumbing. */
+export async function buildSite(options: BuildSiteOptions): Promise<{ pages: number }> {
+  process.env.AGENT_LOGBOOK_DATA = options.dataDir;
+  process.env.AGENT_LOGBOOK_TZ = options.timeZone;
+  process.env.ASTRO_TELEMETRY_DISABLED = '1';
+  const { build } = await import('astro');
+  await build({ root: PACKAGE_ROOT, outDir: options.outDir, logLevel: 'warn' });
+  await removeAstroLeftovers(options.outDir);
+  return { pages: await countPages(options.outDir) };
+}
+
+/** Astro 5 leaves content-layer scratch files in an outDir outside the project (withastro/astro#14903).
+ * None of these names is a page of ours, so they are removed. */
+async function removeAstroLeftovers(outDir: string): Promise<void> {
+  for (const name of ['collections', 'content-assets.mjs', 'content-modules.mjs', 'data-store.json', 'settings.json']) {
+    await fs.rm(path.join(outDir, name), { recursive: true, force: true });
+  }
+}
+
+async function countPages(dir: string): Promise<number> {
+  let count = 0;
+  for (const entry of await fs.readdir(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile() && entry.name.endsWith('.html')) count += 1;
+  }
+  return count;
+}

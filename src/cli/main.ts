@@ -1,0 +1,131 @@
+import path from 'node:path';
+import { Command, CommanderError, Option } from 'commander';
+import { collect, type CollectReport } from '../collect/collect.ts';
+import { formatWarning } from '../util/warnings.ts';
+import { buildSite } from './build-site.ts';
+import {
+  addSourceOptions,
+  displayPath,
+  parseTimeZone,
+  resolveSources,
+  systemTimeZone,
+  type ResolvedSources,
+  type SourceFlags,
+} from './options.ts';
+
+export interface CliIo {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+}
+
+const defaultIo = (): CliIo => ({
+  cwd: process.cwd(),
+  env: process.env,
+  stdout: (t) => process.stdout.write(t),
+  stderr: (t) => process.stderr.write(t),
+});
+
+const MAX_WARNINGS_SHOWN = 20;
+
+/** Runs the CLI; returns the exit code (0 ok, 1 failure, 2 bad arguments). */
+export async function main(argv: string[], io: CliIo = defaultIo()): Promise<number> {
+  let exitCode = 0;
+  const program = new Command()
+    .name('agent-logbook')
+    .description('Collect the local histories of AI coding assistants and build a static site from them.')
+    .exitOverride()
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+    .showHelpAfterError();
+
+  addSourceOptions(
+    program.command('collect').description('read every source (read-only) and update the data directory'),
+  )
+    .option('-v, --verbose', 'list every warning')
+    .action(async (flags: SourceFlags & { verbose?: boolean }) => {
+      const resolved = resolveSources(flags, io.env, io.cwd);
+      const report = await runCollect(resolved, io, flags.verbose);
+      if (report.totalSessions === 0) {
+        io.stderr('No sessions yet: nothing to build. Try the demo: npx agent-logbook build --home fixtures/home\n');
+      }
+    });
+
+  addSourceOptions(program.command('build').description('collect, then build the static site'))
+    .option('--out <dir>', 'where to write the site', 'dist')
+    .addOption(
+      new Option('--tz <zone>', 'time zone for days and times (IANA name)')
+        .default(systemTimeZone(), 'the system zone')
+        .argParser(parseTimeZone),
+    )
+    .option('-v, --verbose', 'list every warning')
+    .action(async (flags: SourceFlags & { out: string; tz: string; verbose?: boolean }) => {
+      const resolved = resolveSources(flags, io.env, io.cwd);
+      await runCollect(resolved, io, flags.verbose);
+      const outDir = path.resolve(io.cwd, flags.out);
+      const started = Date.now();
+      const result = await buildSite({ dataDir: resolved.dataDir, outDir, timeZone: flags.tz });
+      const seconds = ((Date.now() - started) / 1000).toFixed(1);
+      io.stderr(
+        `Site: ${result.pages} pages in ${relativeIfInside(io.cwd, outDir)}/ (${seconds}s, days in ${flags.tz}).\n` +
+          `Open it with: npx agent-logbook serve --out ${relativeIfInside(io.cwd, outDir)}\n`,
+      );
+    });
+
+  program
+    .command('serve')
+    .description('serve a built site on localhost')
+    .option('--out <dir>', 'the built site', 'dist')
+    .option('--port <n>', 'port', (v) => Number.parseInt(v, 10), 4321)
+    .action(async (flags: { out: string; port: number }) => {
+      const { serveSite } = await import('./serve.ts');
+      await serveSite(path.resolve(io.cwd, flags.out), flags.port, io.stderr);
+      exitCode = -1; // keep running
+    });
+
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return 0;
+      if (error.code === 'commander.help') return 0;
+      return 2;
+    }
+    io.stderr(`agent-logbook: ${(error as Error).message}\n`);
+    return 1;
+  }
+  return exitCode === -1 ? 0 : exitCode;
+}
+
+function relativeIfInside(base: string, p: string): string {
+  const rel = path.relative(base, p);
+  return rel === '' ? '.' : rel.startsWith('..') || path.isAbsolute(rel) ? p : rel;
+}
+
+async function runCollect(resolved: ResolvedSources, io: CliIo, verbose = false): Promise<CollectReport> {
+  const shown = (p: string) => (resolved.explicitHome ? relativeIfInside(io.cwd, p) : displayPath(p, resolved.home));
+  const report = await collect({
+    home: resolved.home,
+    env: io.env,
+    dataDir: resolved.dataDir,
+    sourceOptions: resolved.sourceOptions,
+  });
+  for (const source of report.sources) {
+    if (source.found.length === 0) {
+      io.stderr(`${source.label}: not found (looked in ${source.looked.map(shown).join(', ')})\n`);
+      continue;
+    }
+    const parts = [`${source.sessions} sessions`, `${source.prompts} history prompts`];
+    if (source.warnings > 0) parts.push(`${source.warnings} warnings`);
+    io.stderr(`${source.label}: ${source.found.map(shown).join(', ')}: ${parts.join(', ')}\n`);
+  }
+  const shownWarnings = verbose ? report.warnings : report.warnings.slice(0, MAX_WARNINGS_SHOWN);
+  for (const w of shownWarnings) io.stderr(`  warning: ${formatWarning({ ...w, file: shown(w.file) })}\n`);
+  if (shownWarnings.length < report.warnings.length) {
+    io.stderr(`  … ${report.warnings.length - shownWarnings.length} more warnings (--verbose lists all)\n`);
+  }
+  const archived =
+    report.archivedOnly > 0 ? ` (${report.archivedOnly} kept from the archive, their source files are gone)` : '';
+  io.stderr(`Data: ${shown(resolved.dataDir)}: ${report.totalSessions} sessions${archived}.\n`);
+  return report;
+}

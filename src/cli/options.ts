@@ -1,0 +1,73 @@
+import os from 'node:os';
+import path from 'node:path';
+import { type Command, InvalidArgumentError } from 'commander';
+import { expandHome } from '../util/fs.ts';
+
+/** Options every command that reads sources shares. */
+export interface SourceFlags {
+  home?: string;
+  claudeDir?: string[];
+  data?: string;
+}
+
+export interface ResolvedSources {
+  home: string;
+  explicitHome: boolean;
+  dataDir: string;
+  sourceOptions: Record<string, string | string[] | undefined>;
+}
+
+const collectRepeatable = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
+
+export function addSourceOptions(command: Command): Command {
+  return command
+    .option('--home <dir>', "home directory to look for histories in (default: the user's home)")
+    .option(
+      '--claude-dir <dir>',
+      'Claude Code config dir (default: $CLAUDE_CONFIG_DIR, else <home>/.claude and <home>/.config/claude); repeatable',
+      collectRepeatable,
+    )
+    .option(
+      '--data <dir>',
+      'data directory, the archive (default: $XDG_DATA_HOME/agent-logbook or <home>/.local/share/agent-logbook)',
+    );
+}
+
+export function resolveSources(flags: SourceFlags, env: NodeJS.ProcessEnv, cwd: string): ResolvedSources {
+  const explicitHome = flags.home !== undefined;
+  const home = path.resolve(cwd, flags.home ?? os.homedir());
+  let dataDir: string;
+  if (flags.data) dataDir = path.resolve(cwd, expandHome(flags.data, home));
+  else if (env.XDG_DATA_HOME && !explicitHome) dataDir = path.join(env.XDG_DATA_HOME, 'agent-logbook');
+  else dataDir = path.join(home, '.local', 'share', 'agent-logbook');
+  return {
+    home,
+    explicitHome,
+    dataDir,
+    sourceOptions: {
+      explicitHome: explicitHome ? 'true' : undefined,
+      claudeDir: flags.claudeDir?.map((d) => path.resolve(cwd, expandHome(d, home))),
+    },
+  };
+}
+
+export function systemTimeZone(): string {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+}
+
+export function parseTimeZone(value: string): string {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: value });
+  } catch {
+    throw new InvalidArgumentError(`unknown time zone "${value}" (use an IANA name such as Asia/Tokyo or UTC)`);
+  }
+  return value;
+}
+
+/** Shortens paths under the home directory to `~/…` for messages. */
+export function displayPath(p: string, home: string): string {
+  const rel = path.relative(home, p);
+  if (rel === '') return '~';
+  if (!rel.startsWith('..') && !path.isAbsolute(rel)) return `~/${rel}`;
+  return p;
+}

@@ -1,0 +1,103 @@
+import type { NormalizedMessage, SourceId, TokenUsage } from './message.ts';
+
+export type ConversationPattern = 'simple' | 'single_tool' | 'multi_tool' | 'incomplete';
+
+/** Activity inside one 15-minute UTC slot: every real time zone offset is a multiple of 15 minutes,
+ * so days and weeks can be bucketed in any `--tz` at build time without re-reading messages. */
+export interface ActivitySlot {
+  entries: number;
+  toolUses: number;
+  toolUsesByName: Record<string, number>;
+  prompts: number;
+  tokens: TokenUsage;
+}
+
+export interface SessionStats {
+  /** Model responses (streamed lines of one response count once). Includes subagents. */
+  entries: number;
+  /** Entries that request one or more tools. */
+  toolRounds: number;
+  toolUses: number;
+  toolUsesByName: Record<string, number>;
+  toolErrors: number;
+  toolErrorsByName: Record<string, number>;
+  /** Real human prompts (not injected, not commands, not tool results). */
+  prompts: number;
+  messages: number;
+  pattern: ConversationPattern;
+  tokens: TokenUsage;
+  /** Keyed by the slot's UTC start, `YYYY-MM-DDTHH:MM`. */
+  activity: Record<string, ActivitySlot>;
+}
+
+export interface PromptRef {
+  timestamp: string;
+  /** The prompt text, shortened for indexes. */
+  text: string;
+}
+
+export interface SubagentThread {
+  agentId: string;
+  agentType?: string;
+  description?: string;
+  /** The tool call (Task/Agent) that spawned it, when known. */
+  parentCallId?: string;
+  file: string;
+  messages: NormalizedMessage[];
+}
+
+export interface Session {
+  source: SourceId;
+  sessionId: string;
+  title: string;
+  /** Working directory the session ran in; the project. */
+  cwd: string;
+  gitBranch?: string;
+  startedAt: string;
+  endedAt: string;
+  models: string[];
+  cliVersion?: string;
+  /** Source files this session was read from. */
+  files: string[];
+  messages: NormalizedMessage[];
+  subagents: SubagentThread[];
+  warnings: string[];
+  /** Sessions whose records a resume copied into this one (counted there, not here). */
+  resumedFrom?: string[];
+  /** The main transcript is gone; only some of the session's files were read. */
+  partial?: boolean;
+}
+
+/** The small per-session record the site indexes (an Astro collection entry). */
+export interface SessionSummary {
+  /** `<source>/<sessionId>` */
+  id: string;
+  source: SourceId;
+  sessionId: string;
+  title: string;
+  cwd: string;
+  project: string;
+  gitBranch?: string;
+  startedAt: string;
+  endedAt: string;
+  models: string[];
+  cliVersion?: string;
+  files: string[];
+  /** False once every source file of this session has disappeared: kept from the archive. */
+  sourcePresent: boolean;
+  collectedAt: string;
+  subagents: number;
+  stats: SessionStats;
+  prompts: PromptRef[];
+  /** Path of the message body, relative to the data directory. */
+  body: string;
+}
+
+/** A prompt from a prompt-history file (Claude `history.jsonl`, Codex `history.jsonl`). */
+export interface HistoryPrompt {
+  source: SourceId;
+  timestamp: string;
+  text: string;
+  project?: string;
+  sessionId?: string;
+}

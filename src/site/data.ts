@@ -1,0 +1,44 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { SessionBody } from '../collect/data-dir.ts';
+import type { HistoryPrompt, SessionSummary } from '../model/session.ts';
+import { SOURCE_IDS } from '../model/message.ts';
+
+/** The site's only input: the data directory the CLI points it at. Unset (as under `astro check`),
+ * the site is empty. */
+export function dataDir(): string | undefined {
+  return process.env.AGENT_LOGBOOK_DATA || undefined;
+}
+
+export function siteTimeZone(): string {
+  return process.env.AGENT_LOGBOOK_TZ || Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+}
+
+function readJson<T>(relative: string, fallback: T): T {
+  const root = dataDir();
+  if (!root) return fallback;
+  const file = path.join(root, relative);
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as T;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return fallback;
+    throw new Error(`${file}: ${(error as Error).message}`);
+  }
+}
+
+export function loadSummaries(): SessionSummary[] {
+  return readJson<SessionSummary[]>(path.join('index', 'sessions.json'), []);
+}
+
+export function loadHistoryPrompts(): HistoryPrompt[] {
+  return SOURCE_IDS.flatMap((source) =>
+    readJson<HistoryPrompt[]>(path.join('prompts', `${source}.json`), []),
+  );
+}
+
+/** A session's full body: read when its page renders, never loaded into the content store. */
+export function loadSessionBody(relative: string): SessionBody {
+  const body = readJson<SessionBody | undefined>(relative, undefined);
+  if (!body) throw new Error(`missing session body ${relative} in ${dataDir()}`);
+  return body;
+}

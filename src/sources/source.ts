@@ -1,0 +1,30 @@
+import type { SourceId } from '../model/message.ts';
+import type { HistoryPrompt, Session } from '../model/session.ts';
+import type { WarningSink } from '../util/warnings.ts';
+
+export interface SourceContext {
+  home: string;
+  env: NodeJS.ProcessEnv;
+  /** Source-specific location overrides from the command line (e.g. `claudeDir`). */
+  options: Record<string, string | string[] | undefined>;
+  warn: WarningSink;
+  /** Sessions the archive already holds (`<source>/<sessionId>`), so a source can tell copies from originals. */
+  archived: ReadonlySet<string>;
+}
+
+export interface SourceLocation {
+  /** Every place looked at, in order. */
+  looked: string[];
+  /** The ones that exist and will be read. */
+  found: string[];
+}
+
+export type SourceItem = { kind: 'session'; session: Session } | { kind: 'prompt'; prompt: HistoryPrompt };
+
+/** One assistant's on-disk history: where it lives and how to read it into normalized sessions. */
+export interface Source {
+  id: SourceId;
+  label: string;
+  locate(ctx: SourceContext): Promise<SourceLocation>;
+  read(location: SourceLocation, ctx: SourceContext): AsyncIterable<SourceItem>;
+}

@@ -1,0 +1,113 @@
+import { createReadStream } from 'node:fs';
+import type { WarningSink } from './warnings.ts';
+
+export interface JsonlRecord {
+  /** 1-based line number. */
+  line: number;
+  value: unknown;
+  /** Byte offset of the line start, and of the byte after its newline. */
+  start: number;
+  end: number;
+}
+
+export interface JsonlOptions {
+  /** Byte offset to start reading at (must be a line start). */
+  start?: number;
+  /** Line number of the line at `start` (1-based). */
+  firstLine?: number;
+  onWarning?: WarningSink;
+}
+
+const NEWLINE = 0x0a;
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+const lenientUtf8 = new TextDecoder('utf-8', { fatal: false });
+const LONE_SURROGATE_ESCAPE = /\\u[dD][89a-fA-F][0-9a-fA-F]{2}/;
+
+/**
+ * Streams a JSON Lines file record by record. Never holds more than one line (plus one read chunk)
+ * in memory. Bad lines are reported through `onWarning` with their line number and skipped;
+ * invalid UTF-8 and lone surrogates are repaired (U+FFFD) and reported.
+ */
+export async function* readJsonl(file: string, options: JsonlOptions = {}): AsyncGenerator<JsonlRecord> {
+  const warn = options.onWarning ?? (() => {});
+  const stream = createReadStream(file, { start: options.start ?? 0, highWaterMark: 1 << 20 });
+  let pending: Buffer[] = [];
+  let lineNo = (options.firstLine ?? 1) - 1;
+  let offset = options.start ?? 0;
+
+  const parseLine = (bytes: Buffer, isUnterminated: boolean): JsonlRecord | undefined => {
+    lineNo += 1;
+    const start = offset;
+    offset += bytes.length + (isUnterminated ? 0 : 1);
+    let body = bytes;
+    if (body.length > 0 && body[body.length - 1] === 0x0d) body = body.subarray(0, body.length - 1);
+    if (start === 0 && body.length >= 3 && body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf) {
+      body = body.subarray(3);
+    }
+    if (body.length === 0 || isBlank(body)) return undefined;
+    let text: string;
+    try {
+      text = strictUtf8.decode(body);
+    } catch {
+      text = lenientUtf8.decode(body);
+      warn({ file, line: lineNo, message: 'invalid UTF-8, replaced with U+FFFD' });
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      const reason = isUnterminated
+        ? 'truncated last line (no newline, not valid JSON); the writer may still be appending'
+        : `invalid JSON (${(error as Error).message})`;
+      warn({ file, line: lineNo, message: `${reason}; line skipped` });
+      return undefined;
+    }
+    if (LONE_SURROGATE_ESCAPE.test(text) && hasLoneSurrogate(value)) {
+      value = makeWellFormed(value);
+      warn({ file, line: lineNo, message: 'lone UTF-16 surrogate in a string, replaced with U+FFFD' });
+    }
+    return { line: lineNo, value, start, end: offset };
+  };
+
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    let from = 0;
+    let at = chunk.indexOf(NEWLINE, from);
+    while (at !== -1) {
+      const piece = chunk.subarray(from, at);
+      const bytes = pending.length > 0 ? Buffer.concat([...pending, piece]) : piece;
+      pending = [];
+      const record = parseLine(bytes, false);
+      if (record) yield record;
+      from = at + 1;
+      at = chunk.indexOf(NEWLINE, from);
+    }
+    if (from < chunk.length) pending.push(chunk.subarray(from));
+  }
+  if (pending.length > 0) {
+    const record = parseLine(Buffer.concat(pending), true);
+    if (record) yield record;
+  }
+}
+
+function isBlank(bytes: Buffer): boolean {
+  for (const b of bytes) if (b !== 0x20 && b !== 0x09 && b !== 0x0d) return false;
+  return true;
+}
+
+function hasLoneSurrogate(value: unknown): boolean {
+  if (typeof value === 'string') return !value.isWellFormed();
+  if (Array.isArray(value)) return value.some(hasLoneSurrogate);
+  if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) if (!k.isWellFormed() || hasLoneSurrogate(v)) return true;
+  }
+  return false;
+}
+
+function makeWellFormed(value: unknown): unknown {
+  if (typeof value === 'string') return value.toWellFormed();
+  if (Array.isArray(value)) return value.map(makeWellFormed);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k.toWellFormed(), makeWellFormed(v)]));
+  }
+  return value;
+}

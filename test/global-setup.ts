@@ -1,0 +1,21 @@
+import path from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { FIXTURE_HOME, tempDir } from './helpers/paths.ts';
+import { runCli } from './helpers/cli.ts';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    site: { dataDir: string; outDir: string; stderr: string; code: number };
+  }
+}
+
+/** Builds the fixture site once (the real CLI, the real Astro build) for the site and browser tests. */
+export default async function setup(project: TestProject): Promise<void> {
+  process.env.TZ = 'UTC';
+  process.env.ASTRO_TELEMETRY_DISABLED = '1';
+  const root = await tempDir('site');
+  const dataDir = path.join(root, 'data');
+  const outDir = path.join(root, 'dist');
+  const run = await runCli(['build', '--home', FIXTURE_HOME, '--data', dataDir, '--out', outDir, '--tz', 'Asia/Tokyo']);
+  project.provide('site', { dataDir, outDir, stderr: run.stderr, code: run.code });
+}

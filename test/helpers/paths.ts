@@ -1,0 +1,33 @@
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const REPO = fileURLToPath(new URL('../..', import.meta.url));
+export const FIXTURE_HOME = path.join(REPO, 'fixtures', 'home');
+export const FIXTURE_CLAUDE = path.join(FIXTURE_HOME, '.claude');
+export const SAMPLES = path.resolve(REPO, '..', 'shared', 'samples');
+
+export const WEBAPP = path.join(FIXTURE_CLAUDE, 'projects', '-home-alice-work-webapp');
+export const API = path.join(FIXTURE_CLAUDE, 'projects', '-home-alice-work-api');
+export const NOTES = path.join(FIXTURE_CLAUDE, 'projects', '-home-alice-notes----');
+
+export const SESSION = {
+  A: '11111111-1111-4111-8111-111111111111',
+  B: '22222222-2222-4222-8222-222222222222',
+  C: '33333333-3333-4333-8333-333333333333',
+  D: '44444444-4444-4444-8444-444444444444',
+  E: '55555555-5555-4555-8555-555555555555',
+  F: '66666666-6666-4666-8666-666666666666',
+} as const;
+
+export async function tempDir(prefix: string): Promise<string> {
+  return fs.mkdtemp(path.join(os.tmpdir(), `agent-logbook-${prefix}-`));
+}
+
+/** A private copy of the fixture home, for tests that change or delete source files. */
+export async function copyFixtureHome(): Promise<string> {
+  const dir = await tempDir('home');
+  await fs.cp(FIXTURE_HOME, dir, { recursive: true });
+  return dir;
+}
