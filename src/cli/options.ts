@@ -7,6 +7,9 @@ import { expandHome } from '../util/fs.ts';
 export interface SourceFlags {
   home?: string;
   claudeDir?: string[];
+  codexDir?: string[];
+  amazonqDb?: string[];
+  amazonqJson?: string[];
   data?: string;
 }
 
@@ -36,6 +39,7 @@ export function addSourceOptions(command: Command): Command {
 export function resolveSources(flags: SourceFlags, env: NodeJS.ProcessEnv, cwd: string): ResolvedSources {
   const explicitHome = flags.home !== undefined;
   const home = path.resolve(cwd, flags.home ?? os.homedir());
+  const resolveAll = (paths?: string[]) => paths?.map((p) => path.resolve(cwd, expandHome(p, home)));
   let dataDir: string;
   if (flags.data) dataDir = path.resolve(cwd, expandHome(flags.data, home));
   else if (env.XDG_DATA_HOME && !explicitHome) dataDir = path.join(env.XDG_DATA_HOME, 'agent-logbook');
@@ -46,7 +50,10 @@ export function resolveSources(flags: SourceFlags, env: NodeJS.ProcessEnv, cwd: 
     dataDir,
     sourceOptions: {
       explicitHome: explicitHome ? 'true' : undefined,
-      claudeDir: flags.claudeDir?.map((d) => path.resolve(cwd, expandHome(d, home))),
+      claudeDir: resolveAll(flags.claudeDir),
+      codexDir: resolveAll(flags.codexDir),
+      amazonqDb: resolveAll(flags.amazonqDb),
+      amazonqJson: resolveAll(flags.amazonqJson),
     },
   };
 }

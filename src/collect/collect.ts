@@ -57,6 +57,10 @@ export async function collect(options: CollectOptions): Promise<CollectReport> {
       env: options.env,
       options: options.sourceOptions,
       archived: new Set(previous.keys()),
+      loadArchived: async (sessionId) => {
+        const summary = previous.get(`${source.id}/${sessionId}`);
+        return summary ? (await data.readBody(summary.body))?.session : undefined;
+      },
       warn: (w) => {
         sourceWarnings += 1;
         warnings.push(w);

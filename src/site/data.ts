@@ -31,9 +31,7 @@ export function loadSummaries(): SessionSummary[] {
 }
 
 export function loadHistoryPrompts(): HistoryPrompt[] {
-  return SOURCE_IDS.flatMap((source) =>
-    readJson<HistoryPrompt[]>(path.join('prompts', `${source}.json`), []),
-  );
+  return SOURCE_IDS.flatMap((source) => readJson<HistoryPrompt[]>(path.join('prompts', `${source}.json`), []));
 }
 
 /** A session's full body: read when its page renders, never loaded into the content store. */

@@ -10,6 +10,8 @@ export interface SourceContext {
   warn: WarningSink;
   /** Sessions the archive already holds (`<source>/<sessionId>`), so a source can tell copies from originals. */
   archived: ReadonlySet<string>;
+  /** The archived copy of one of this source's sessions, e.g. to keep times first seen in an earlier run. */
+  loadArchived?: (sessionId: string) => Promise<Session | undefined>;
 }
 
 export interface SourceLocation {
