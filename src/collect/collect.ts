@@ -1,4 +1,3 @@
-import { promises as fs } from 'node:fs';
 import type { SourceId } from '../model/message.ts';
 import { projectSlug } from '../model/project.ts';
 import type { HistoryPrompt, PromptRef, Session, SessionSummary } from '../model/session.ts';
@@ -49,6 +48,8 @@ export async function collect(options: CollectOptions): Promise<CollectReport> {
   const summaries = new Map(previous);
   const warnings: CollectWarning[] = [];
   const reports: SourceReport[] = [];
+  /** Sessions a source produced in this run; every other archived session is gone from its source. */
+  const seen = new Set<string>();
 
   for (const source of options.sources ?? SOURCES) {
     let sourceWarnings = 0;
@@ -87,6 +88,7 @@ export async function collect(options: CollectOptions): Promise<CollectReport> {
         }
         const id = `${source.id}/${item.session.sessionId}`;
         const archived = previous.get(id);
+        if (!item.session.partial) seen.add(id);
         if (item.session.partial && archived) continue; // the archive has the full session; keep it
         renderSession(item.session);
         const summary = summarize(item.session, data.bodyPath(source.id, item.session.sessionId), now);
@@ -107,7 +109,7 @@ export async function collect(options: CollectOptions): Promise<CollectReport> {
 
   let archivedOnly = 0;
   for (const summary of summaries.values()) {
-    summary.sourcePresent = await anyExists(summary.files);
+    summary.sourcePresent = seen.has(summary.id);
     if (!summary.sourcePresent) archivedOnly += 1;
   }
   await data.writeSummaries([...summaries.values()]);
@@ -152,16 +154,4 @@ function summarize(session: Session, body: string, collectedAt: string): Session
 
 function promptKey(p: HistoryPrompt): string {
   return `${p.timestamp}\u0000${p.sessionId ?? ''}\u0000${p.text}`;
-}
-
-async function anyExists(files: string[]): Promise<boolean> {
-  for (const file of files) {
-    try {
-      await fs.access(file);
-      return true;
-    } catch {
-      // gone
-    }
-  }
-  return false;
 }
