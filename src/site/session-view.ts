@@ -21,6 +21,7 @@ export type ViewItem =
       segments: MessageSegment[];
       model?: string;
       usage?: TokenUsage;
+      responseId?: string;
     }
   | {
       kind: 'tool';
@@ -182,10 +183,26 @@ export function buildThreadView(messages: NormalizedMessage[], subagents: Subage
           queued: m.segments.some((s) => s.format === 'queued_command'),
         });
         break;
-      case 'response':
+      case 'response': {
         if (m.segments.length === 0 && !m.metadata?.usage) break;
-        show({ kind: 'answer', ...base(m), segments: m.segments, model: m.metadata?.model, usage: m.metadata?.usage });
+        // Streamed lines of one response (thinking, then text…) read as one answer.
+        const previous = items[items.length - 1];
+        const responseId = m.metadata?.response_id;
+        if (previous?.kind === 'answer' && responseId && previous.responseId === responseId) {
+          previous.segments = [...previous.segments, ...m.segments];
+          previous.usage ??= m.metadata?.usage;
+          break;
+        }
+        show({
+          kind: 'answer',
+          ...base(m),
+          segments: m.segments,
+          model: m.metadata?.model,
+          usage: m.metadata?.usage,
+          responseId,
+        });
         break;
+      }
       case 'compact_boundary': {
         const compact = m.metadata?.compact;
         const detail = [

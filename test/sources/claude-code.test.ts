@@ -205,13 +205,14 @@ describe('Claude Code source: sessions from the fixture home', () => {
     }
   });
 
-  it('warns with file and line for bad input, and nothing else', () => {
+  it('warns with file and line for bad input and unknown record types, and nothing else', () => {
     const shown = warnings.map((w) => `${path.relative(FIXTURE_CLAUDE, w.file)}:${w.line}`);
     expect(shown.sort()).toEqual(
       [
         `projects/-home-alice-notes----/${SESSION.C}.jsonl:3`,
         `projects/-home-alice-notes----/${SESSION.C}.jsonl:5`,
         `projects/-home-alice-notes----/${SESSION.C}.jsonl:6`,
+        `projects/-home-alice-work-webapp/${SESSION.B}.jsonl:16`,
         `projects/-home-alice-work-api/${SESSION.F}.jsonl:7`,
       ].sort(),
     );

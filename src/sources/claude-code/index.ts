@@ -66,6 +66,7 @@ export async function readSession(
       sessionId: files.sessionId,
       isOwnedElsewhere: isKnownSession,
       splitSidechains: true,
+      warn: ctx.warn,
     });
     mainComplete = await feed(main, files.main, ctx.warn);
     sourceFiles.push(files.main);
@@ -74,7 +75,7 @@ export async function readSession(
   const subagents: SubagentThread[] = [];
   let subagentCwd: string | undefined;
   for (const agent of [...files.legacyAgents, ...files.subagents]) {
-    const thread = new ThreadNormalizer(agent.file, `${agent.agentId}:`);
+    const thread = new ThreadNormalizer(agent.file, `${agent.agentId}:`, { warn: ctx.warn });
     if (!(await feed(thread, agent.file, ctx.warn))) continue;
     sourceFiles.push(agent.file);
     subagentCwd ??= thread.cwd;

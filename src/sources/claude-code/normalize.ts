@@ -7,6 +7,7 @@ import type {
   ToolStatus,
 } from '../../model/message.ts';
 import type { JsonlRecord } from '../../util/jsonl.ts';
+import type { WarningSink } from '../../util/warnings.ts';
 import type { ClaudeContentBlock, ClaudeRecord, ClaudeUsage } from './schema.ts';
 import { classifyUserText, commandLine, stripAnsi } from './classify.ts';
 
@@ -56,7 +57,8 @@ export class ThreadNormalizer {
   /** Sessions whose records were copied into this file by a resume. */
   readonly resumedFrom = new Set<string>();
 
-  private readonly seenUuids = new Set<string>();
+  private readonly seenRecords = new Set<string>();
+  private readonly unknownTypes = new Map<string, { line: number; count: number }>();
   private readonly uuidsInFile = new Set<string>();
   private readonly sidechainRootOf = new Map<string, string>();
   private readonly calls = new Map<string, NormalizedMessage>();
@@ -73,11 +75,13 @@ export class ThreadNormalizer {
       sessionId?: string;
       isOwnedElsewhere?: (sessionId: string) => boolean;
       splitSidechains?: boolean;
+      warn?: WarningSink;
     } = {},
   ) {}
 
-  add({ line, value }: JsonlRecord): void {
+  add({ line, value, start, end }: JsonlRecord): void {
     if (!value || typeof value !== 'object' || Array.isArray(value)) {
+      this.options.warn?.({ file: this.file, line, message: 'line is JSON but not a record object; kept as meta' });
       this.push(line, undefined, {
         role: 'meta',
         source_type: 'meta',
@@ -89,8 +93,10 @@ export class ThreadNormalizer {
     }
     const record = value as ClaudeRecord;
     if (record.uuid) {
-      if (this.seenUuids.has(record.uuid)) return;
-      this.seenUuids.add(record.uuid);
+      // A record repeated in the same file (same uuid, type, time and length) is one record.
+      const key = `${record.uuid}\u0000${record.type}\u0000${record.timestamp}\u0000${end - start}`;
+      if (this.seenRecords.has(key)) return;
+      this.seenRecords.add(key);
     }
     const { sessionId, isOwnedElsewhere } = this.options;
     if (sessionId && record.sessionId && record.sessionId !== sessionId && isOwnedElsewhere?.(record.sessionId)) {
@@ -137,11 +143,15 @@ export class ThreadNormalizer {
             metadata: { kind: 'system_event', subtype: record.type },
           });
         } else {
+          const type = String(record.type ?? 'untyped');
+          const seen = this.unknownTypes.get(type);
+          if (seen) seen.count += 1;
+          else this.unknownTypes.set(type, { line, count: 1 });
           this.push(line, record, {
             role: 'meta',
             source_type: 'meta',
             segments: [],
-            metadata: { kind: 'unknown', subtype: String(record.type ?? 'untyped') },
+            metadata: { kind: 'unknown', subtype: type },
             record,
           });
         }
@@ -150,6 +160,13 @@ export class ThreadNormalizer {
 
   /** Resolves titles, timestamps and per-response usage once the whole file has been read. */
   finish(fallbackTime: string): void {
+    for (const [type, { line, count }] of this.unknownTypes) {
+      this.options.warn?.({
+        file: this.file,
+        line,
+        message: `unknown record type "${type}"${count > 1 ? ` (${count} lines)` : ''}; kept as meta`,
+      });
+    }
     for (const m of this.undated) {
       m.timestamp = fallbackTime;
       m.id = `${fallbackTime}#${m.id.split('#')[1]}`;
@@ -192,10 +209,12 @@ export class ThreadNormalizer {
     this.sidechainRootOf.set(record.uuid!, root);
     let thread = this.sidechains.get(root);
     if (!thread) {
-      thread = new ThreadNormalizer(this.file, `${this.idPrefix}sidechain-${this.sidechains.size + 1}:`);
+      thread = new ThreadNormalizer(this.file, `${this.idPrefix}sidechain-${this.sidechains.size + 1}:`, {
+        warn: this.options.warn,
+      });
       this.sidechains.set(root, thread);
     }
-    thread.add({ line, value: record, start: 0, end: 0 });
+    thread.add({ line, value: record, start: 0, end: line });
   }
 
   private addUser(record: ClaudeRecord, line: number): void {

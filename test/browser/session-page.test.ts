@@ -1,0 +1,63 @@
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { launchChromium, startPreview } from '../helpers/browser.ts';
+import { REPO, SESSION } from '../helpers/paths.ts';
+
+const site = inject('site');
+let browser: Browser;
+let server: { url: string; stop: () => Promise<void> };
+
+beforeAll(async () => {
+  server = await startPreview(site.outDir);
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+describe('a session page in Chromium', () => {
+  it('shows the conversation, runs no transcript script, and opens a tool call on click', async () => {
+    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    const violations: string[] = [];
+    page.on('console', (msg) => {
+      if (/Content Security Policy/i.test(msg.text())) violations.push(msg.text());
+    });
+    await page.goto(`${server.url}/sessions/claude-code/${SESSION.A}/`);
+
+    await expect(page.locator('h1').textContent()).resolves.toBe('Fix login redirect');
+    await expect(page.getByText('ログイン画面のリダイレクトを直してください。').isVisible()).resolves.toBe(true);
+    // The transcript's <img onerror> / <script> attempts never ran.
+    expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
+    expect(violations).toEqual([]);
+
+    // Thinking is collapsed; a tool call shows its output once opened.
+    await expect(page.locator('details.thinking').first().getAttribute('open')).resolves.toBeNull();
+    const read = page.locator('.thread > .item > details.tool').first();
+    const output = read.locator('.io pre').last();
+    await expect(output.isVisible()).resolves.toBe(false);
+    await read.locator('summary').click();
+    await expect(output.isVisible()).resolves.toBe(true);
+    await expect(output.textContent()).resolves.toContain('<script>alert(1)</script>');
+
+    // The stylesheet loaded under the CSP (layout is not the browser default).
+    const font = await page.evaluate(() => getComputedStyle(document.body).fontFamily);
+    expect(font).toMatch(/Noto Sans JP|system-ui/);
+
+    await fs.mkdir(path.join(REPO, 'test-results'), { recursive: true });
+    await page.screenshot({ path: path.join(REPO, 'test-results', 'session-page.png'), fullPage: true });
+    await page.close();
+  });
+
+  it('navigates from the index to a day and on to a session', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/`);
+    await page.getByRole('link', { name: '2026-03-04' }).click();
+    await expect(page.locator('h1').textContent()).resolves.toContain('2026-03-04');
+    await page.getByRole('link', { name: /明日の定例会議/ }).click();
+    expect(page.url()).toBe(`${server.url}/sessions/claude-code/${SESSION.C}/`);
+    await page.close();
+  });
+});

@@ -1,0 +1,102 @@
+import { createHash } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { collect } from '../../src/collect/collect.ts';
+import type { SessionSummary } from '../../src/model/session.ts';
+import { runCli } from '../helpers/cli.ts';
+import { copyFixtureHome, FIXTURE_HOME, SESSION, tempDir } from '../helpers/paths.ts';
+
+async function snapshot(dir: string): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const rel of await fs.readdir(dir, { recursive: true })) {
+    const full = path.join(dir, rel);
+    const stat = await fs.stat(full);
+    if (stat.isFile()) {
+      const hash = createHash('sha256')
+        .update(await fs.readFile(full))
+        .digest('hex');
+      out.set(rel, `${hash}:${stat.mtimeMs}`);
+    }
+  }
+  return out;
+}
+
+async function summaries(dataDir: string): Promise<Map<string, SessionSummary>> {
+  const list = JSON.parse(await fs.readFile(path.join(dataDir, 'index', 'sessions.json'), 'utf8')) as SessionSummary[];
+  return new Map(list.map((s) => [s.sessionId, s]));
+}
+
+describe('collect', () => {
+  it('never changes a source file', async () => {
+    const before = await snapshot(path.join(FIXTURE_HOME, '.claude'));
+    const dataDir = path.join(await tempDir('data'), 'd');
+    await collect({ home: FIXTURE_HOME, env: {}, dataDir, sourceOptions: { explicitHome: 'true' } });
+    expect(await snapshot(path.join(FIXTURE_HOME, '.claude'))).toEqual(before);
+  });
+
+  it('keeps a session in the archive after its transcript is deleted, and merges prompt history', async () => {
+    const home = await copyFixtureHome();
+    const dataDir = path.join(await tempDir('data'), 'd');
+    const options = { home, env: {}, dataDir, sourceOptions: { explicitHome: 'true' } };
+    const first = await collect(options);
+    expect(first.totalSessions).toBe(6);
+    expect(first.archivedOnly).toBe(0);
+
+    // Claude's cleanup deletes a transcript and rewrites the history without its prompts.
+    const webapp = path.join(home, '.claude', 'projects', '-home-alice-work-webapp');
+    await fs.rm(path.join(webapp, `${SESSION.A}.jsonl`));
+    await fs.rm(path.join(webapp, SESSION.A), { recursive: true });
+    const history = path.join(home, '.claude', 'history.jsonl');
+    const lines = (await fs.readFile(history, 'utf8')).split('\n').filter((l) => l && !l.includes(SESSION.A));
+    await fs.writeFile(history, `${lines.join('\n')}\n`);
+
+    const second = await collect(options);
+    expect(second.totalSessions).toBe(6);
+    expect(second.archivedOnly).toBe(1);
+    const after = await summaries(dataDir);
+    expect(after.get(SESSION.A)).toMatchObject({ title: 'Fix login redirect', sourcePresent: false });
+    expect(after.get(SESSION.A)!.stats.entries).toBe(7);
+    expect(after.get(SESSION.B)!.sourcePresent).toBe(true);
+    const body = JSON.parse(await fs.readFile(path.join(dataDir, after.get(SESSION.A)!.body), 'utf8'));
+    expect(body.session.subagents).toHaveLength(1);
+    const prompts = JSON.parse(await fs.readFile(path.join(dataDir, 'prompts', 'claude-code.json'), 'utf8'));
+    expect(prompts).toHaveLength(11);
+  });
+
+  it('refuses a --data directory that holds something else, and one of another format version', async () => {
+    const dir = await tempDir('data');
+    await fs.writeFile(path.join(dir, 'notes.txt'), 'mine');
+    await expect(
+      collect({ home: FIXTURE_HOME, env: {}, dataDir: dir, sourceOptions: { explicitHome: 'true' } }),
+    ).rejects.toThrow(/not an agent-logbook data directory/);
+    const old = await tempDir('data');
+    await fs.writeFile(path.join(old, 'format.json'), '{"format":"agent-logbook-data","version":999}');
+    await expect(
+      collect({ home: FIXTURE_HOME, env: {}, dataDir: old, sourceOptions: { explicitHome: 'true' } }),
+    ).rejects.toThrow(/v999 is not agent-logbook-data v1/);
+  });
+});
+
+describe('the CLI', () => {
+  it('says where it looked when there are no histories, and exits 0', async () => {
+    const home = await tempDir('empty-home');
+    const run = await runCli(['collect', '--home', home, '--data', path.join(home, 'data')]);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(/^Claude Code: not found \(looked in .*\.claude, .*\.config\/claude\)$/m);
+    expect(run.stderr).toMatch(/No sessions yet/);
+  });
+
+  it('exits 2 on bad arguments', async () => {
+    expect((await runCli(['build', '--tz', 'Mars/Olympus'])).code).toBe(2);
+    expect((await runCli(['collect', '--no-such-flag'])).code).toBe(2);
+    expect((await runCli(['frobnicate'])).code).toBe(2);
+  });
+
+  it('defaults the data directory to XDG_DATA_HOME for the real home', async () => {
+    const xdg = await tempDir('xdg');
+    const run = await runCli(['collect', '--claude-dir', path.join(FIXTURE_HOME, '.claude')], { XDG_DATA_HOME: xdg });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain(`Data: ${path.join(xdg, 'agent-logbook')}: 6 sessions.`);
+  });
+});

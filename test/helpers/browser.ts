@@ -1,0 +1,41 @@
+import { chromium, type Browser } from 'playwright-core';
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/** Debian's Chromium, headless, with the flags this machine's closed network needs. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+/** Serves a built site with Astro's preview server on a free loopback port. */
+export async function startPreview(outDir: string): Promise<{ url: string; stop: () => Promise<void> }> {
+  const { preview } = await import('astro');
+  const { PACKAGE_ROOT } = await import('../../src/cli/build-site.ts');
+  const port = await freePort();
+  const server = await preview({ root: PACKAGE_ROOT, outDir, server: { port, host: '127.0.0.1' }, logLevel: 'error' });
+  return { url: `http://127.0.0.1:${port}`, stop: () => server.stop() };
+}
+
+async function freePort(): Promise<number> {
+  const net = await import('node:net');
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as import('node:net').AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}

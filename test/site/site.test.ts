@@ -1,0 +1,128 @@
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { JSDOM } from 'jsdom';
+import { describe, expect, inject, it } from 'vitest';
+import { SESSION } from '../helpers/paths.ts';
+
+// The site built once by test/global-setup.ts: the real CLI over fixtures/home, --tz Asia/Tokyo.
+const site = inject('site');
+
+async function page(route: string): Promise<Document> {
+  const file = path.join(site.outDir, route, 'index.html');
+  return new JSDOM(await fs.readFile(file, 'utf8')).window.document;
+}
+const texts = (doc: ParentNode, selector: string) =>
+  [...doc.querySelectorAll(selector)].map((e) => e.textContent!.replace(/\s+/g, ' ').trim());
+
+describe('build over the fixture home', () => {
+  it('exits 0 and reports what it read, with each warning naming file and line', () => {
+    expect(site.code).toBe(0);
+    expect(site.stderr).toMatch(
+      /^Claude Code: .*fixtures\/home\/\.claude: 6 sessions, 11 history prompts, 5 warnings$/m,
+    );
+    expect(site.stderr).toMatch(/33333333-3333-4333-8333-333333333333\.jsonl:3: invalid JSON/);
+    expect(site.stderr).toMatch(/Site: 15 pages in .* \(.*days in Asia\/Tokyo\)/);
+  });
+
+  it('writes the routes of the contract', async () => {
+    const days = (await fs.readdir(path.join(site.outDir, 'days'))).sort();
+    expect(days).toEqual(['2025-05-20', '2026-03-02', '2026-03-03', '2026-03-04', '2026-03-05']);
+    const sessions = (await fs.readdir(path.join(site.outDir, 'sessions', 'claude-code'))).sort();
+    expect(sessions).toEqual(Object.values(SESSION).sort());
+    expect((await fs.readdir(path.join(site.outDir, 'projects'))).length).toBe(3);
+    // Astro's content-layer scratch files must not be left in the site.
+    await expect(fs.access(path.join(site.outDir, 'content-modules.mjs'))).rejects.toThrow();
+  });
+
+  it('lists days and projects on the index', async () => {
+    const doc = await page('');
+    expect(texts(doc, 'table.days tbody td:first-child a')).toEqual([
+      '2026-03-05',
+      '2026-03-04',
+      '2026-03-03',
+      '2026-03-02',
+      '2025-05-20',
+    ]);
+    expect(texts(doc, 'table.projects tbody td:first-child')).toEqual(['webapp', 'api', '日本語']);
+  });
+
+  it('puts a day page in --tz: 16:30 UTC and 23:50 UTC are the next day in Tokyo', async () => {
+    const doc = await page('days/2026-03-03');
+    // History #4–9 (fixtures/README.md): #4 is 2026-03-02T16:30Z = 01:30 JST; B's prompts are 08:49–09:18 JST.
+    expect(texts(doc, '.prompts time')).toEqual(['01:30', '08:49', '08:53', '09:18', '10:00', '10:04']);
+    expect(texts(doc, 'table.sessions td.title a')).toEqual(['Add rate limiting to login endpoint']);
+    expect(texts(doc, '.prompts .badge').length).toBe(3); // the deleted sessions' prompts: history only
+    expect(doc.querySelector('a[rel=prev]')?.getAttribute('href')).toBe('/days/2026-03-02/');
+    expect(doc.querySelector('a[rel=next]')?.getAttribute('href')).toBe('/days/2026-03-04/');
+  });
+
+  it('shows a project page with its sessions', async () => {
+    const index = await page('');
+    const href = index.querySelector('table.projects a')!.getAttribute('href')!;
+    const doc = await page(href);
+    expect(doc.querySelector('h1')!.textContent).toBe('webapp');
+    expect(texts(doc, 'table.sessions td.title a').sort()).toEqual(
+      [
+        'Add rate limiting to login endpoint',
+        'Fix login redirect',
+        'Increase it to 60 minutes and update the comment.',
+        'What does the `sessionTimeout` option in config/auth.ts do?',
+      ].sort(),
+    );
+  });
+
+  it('renders a whole conversation: prompts, Markdown answers, collapsed thinking, tools with results, nested subagent', async () => {
+    const doc = await page(`sessions/claude-code/${SESSION.A}`);
+    expect(doc.querySelector('h1')!.textContent).toBe('Fix login redirect');
+    expect(texts(doc, '.thread > .item .prompt .plain')[0]).toBe('ログイン画面のリダイレクトを直してください。');
+    const answer = doc.querySelector('.thread .answer > .md')!;
+    expect(answer.querySelector('pre code')).not.toBeNull();
+    expect(answer.querySelector('a[href^="https://"]')!.getAttribute('rel')).toContain('noopener');
+    const thinking = doc.querySelector('details.thinking')!;
+    expect(thinking.hasAttribute('open')).toBe(false);
+    const tools = texts(doc, '.thread > .item > details.tool > summary .tool-name');
+    expect(tools).toEqual(['Read', 'Bash', 'Grep', 'Task']);
+    const bash = [...doc.querySelectorAll('.thread > .item > details.tool')][1]!;
+    expect(bash.querySelector('.status')!.textContent).toBe('error');
+    const task = [...doc.querySelectorAll('.thread > .item > details.tool')][3]!;
+    const nested = task.querySelector('.subagent')!;
+    expect(nested.querySelector('.subagent-head')!.textContent).toContain('Explore');
+    expect(texts(nested, 'details.tool > summary .tool-name')).toEqual(['Glob']);
+  });
+
+  it('never lets transcript HTML become markup: answers are sanitized, tool output is text', async () => {
+    const html = await fs.readFile(path.join(site.outDir, 'sessions/claude-code', SESSION.A, 'index.html'), 'utf8');
+    const doc = new JSDOM(html).window.document;
+    expect(doc.querySelectorAll('script').length).toBe(0);
+    expect(html).not.toMatch(/onerror=/i);
+    expect([...doc.querySelectorAll('img')].map((i) => i.getAttribute('src'))).toEqual([]);
+    // The Read result contains "<script>alert(1)</script>" as text: it is shown, escaped.
+    expect(texts(doc, 'details.tool pre').some((t) => t.includes('<script>alert(1)</script>'))).toBe(true);
+    const csp = doc.querySelector('meta[http-equiv="Content-Security-Policy"]')!.getAttribute('content')!;
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toContain('unsafe-inline');
+  });
+
+  it('shows compaction as a divider, an unanswered call, and an incomplete pattern', async () => {
+    const doc = await page(`sessions/claude-code/${SESSION.B}`);
+    expect(texts(doc, '.divider span')).toEqual(['Conversation compacted']);
+    expect(texts(doc, '.divider small')).toEqual(['auto, 150,000 tokens before']);
+    const statuses = texts(doc, '.thread > .item > details.tool > summary .status');
+    expect(statuses[statuses.length - 1]).toBe('unanswered');
+    expect(texts(doc, '.totals .pattern')).toEqual(['incomplete']);
+    expect(texts(doc, '.thread > .item > details.tool .subagent-head')).toEqual(['Subagent']);
+  });
+
+  it('links a resumed session to the one it continues', async () => {
+    const doc = await page(`sessions/claude-code/${SESSION.D}`);
+    expect(doc.querySelector('.callout a')!.getAttribute('href')).toBe(`/sessions/claude-code/${SESSION.E}/`);
+  });
+
+  it('never reads the credentials file', async () => {
+    const files = await fs.readdir(site.dataDir, { recursive: true });
+    for (const file of files) {
+      const full = path.join(site.dataDir, file);
+      if ((await fs.stat(full)).isFile()) expect(await fs.readFile(full, 'utf8')).not.toContain('DO-NOT-READ');
+    }
+  });
+});
