@@ -7,5 +7,6 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 180_000,
     env: { TZ: 'UTC', ASTRO_TELEMETRY_DISABLED: '1' },
+    reporters: ['default', ['json', { outputFile: 'test-results/vitest.json' }]],
   },
 });
