@@ -19,7 +19,7 @@ export async function buildSite(options: BuildSiteOptions): Promise<{ pages: num
   process.env.AGENT_LOGBOOK_TZ = options.timeZone;
   process.env.ASTRO_TELEMETRY_DISABLED = '1';
   const { build } = await import('astro');
-  await build({ root: PACKAGE_ROOT, outDir: options.outDir, logLevel: 'warn' });
+  await build({ root: PACKAGE_ROOT, outDir: options.outDir, logLevel: 'error' });
   await removeAstroLeftovers(options.outDir);
   return { pages: await countPages(options.outDir) };
 }

@@ -45,10 +45,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
     .option('-v, --verbose', 'list every warning')
     .action(async (flags: SourceFlags & { verbose?: boolean }) => {
       const resolved = resolveSources(flags, io.env, io.cwd);
-      const report = await runCollect(resolved, io, flags.verbose);
-      if (report.totalSessions === 0) {
-        io.stderr('No sessions yet: nothing to build. Try the demo: npx agent-logbook build --home fixtures/home\n');
-      }
+      await runCollect(resolved, io, flags.verbose);
     });
 
   addSourceOptions(program.command('build').description('collect, then build the static site'))
@@ -127,5 +124,10 @@ async function runCollect(resolved: ResolvedSources, io: CliIo, verbose = false)
   const archived =
     report.archivedOnly > 0 ? ` (${report.archivedOnly} kept from the archive, their source files are gone)` : '';
   io.stderr(`Data: ${shown(resolved.dataDir)}: ${report.totalSessions} sessions${archived}.\n`);
+  if (report.totalSessions === 0) {
+    io.stderr(
+      'No conversations found yet. To see what the site looks like: npx agent-logbook build --home fixtures/home\n',
+    );
+  }
   return report;
 }

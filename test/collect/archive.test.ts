@@ -84,7 +84,7 @@ describe('the CLI', () => {
     const run = await runCli(['collect', '--home', home, '--data', path.join(home, 'data')]);
     expect(run.code).toBe(0);
     expect(run.stderr).toMatch(/^Claude Code: not found \(looked in .*\.claude, .*\.config\/claude\)$/m);
-    expect(run.stderr).toMatch(/No sessions yet/);
+    expect(run.stderr).toMatch(/No conversations found yet/);
   });
 
   it('exits 2 on bad arguments', async () => {
