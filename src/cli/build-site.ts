@@ -10,6 +10,9 @@ export interface BuildSiteOptions {
   dataDir: string;
   outDir: string;
   timeZone: string;
+  weekStart?: 'monday' | 'sunday';
+  since?: string;
+  until?: string;
 }
 
 /** Builds the Astro site over a data directory. The site reads its inputs from the environment,
@@ -17,6 +20,9 @@ export interface BuildSiteOptions {
 export async function buildSite(options: BuildSiteOptions): Promise<{ pages: number }> {
   process.env.AGENT_LOGBOOK_DATA = options.dataDir;
   process.env.AGENT_LOGBOOK_TZ = options.timeZone;
+  process.env.AGENT_LOGBOOK_WEEK_START = options.weekStart ?? 'monday';
+  process.env.AGENT_LOGBOOK_SINCE = options.since ?? '';
+  process.env.AGENT_LOGBOOK_UNTIL = options.until ?? '';
   process.env.ASTRO_TELEMETRY_DISABLED = '1';
   const { build } = await import('astro');
   await build({ root: PACKAGE_ROOT, outDir: options.outDir, logLevel: 'error' });

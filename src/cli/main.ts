@@ -4,11 +4,14 @@ import { collect, type CollectReport } from '../collect/collect.ts';
 import { formatWarning } from '../util/warnings.ts';
 import { buildSite } from './build-site.ts';
 import {
+  addCalendarOptions,
   addSourceOptions,
+  parseDay,
+  parseWeek,
+  UsageError,
+  type CalendarFlags,
   displayPath,
-  parseTimeZone,
   resolveSources,
-  systemTimeZone,
   type ResolvedSources,
   type SourceFlags,
 } from './options.ts';
@@ -48,26 +51,59 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
       await runCollect(resolved, io, flags.verbose);
     });
 
-  addSourceOptions(program.command('build').description('collect, then build the static site'))
+  addCalendarOptions(addSourceOptions(program.command('build').description('collect, then build the static site')))
     .option('--out <dir>', 'where to write the site', 'dist')
-    .addOption(
-      new Option('--tz <zone>', 'time zone for days and times (IANA name)')
-        .default(systemTimeZone(), 'the system zone')
-        .argParser(parseTimeZone),
-    )
+    .option('--since <day>', 'build only days from this one on (YYYY-MM-DD)', parseDay)
+    .option('--until <day>', 'build only days up to this one (YYYY-MM-DD)', parseDay)
     .option('-v, --verbose', 'list every warning')
-    .action(async (flags: SourceFlags & { out: string; tz: string; verbose?: boolean }) => {
-      const resolved = resolveSources(flags, io.env, io.cwd);
-      await runCollect(resolved, io, flags.verbose);
-      const outDir = path.resolve(io.cwd, flags.out);
-      const started = Date.now();
-      const result = await buildSite({ dataDir: resolved.dataDir, outDir, timeZone: flags.tz });
-      const seconds = ((Date.now() - started) / 1000).toFixed(1);
-      io.stderr(
-        `Site: ${result.pages} pages in ${relativeIfInside(io.cwd, outDir)}/ (${seconds}s, days in ${flags.tz}).\n` +
-          `Open it with: npx agent-logbook serve --out ${relativeIfInside(io.cwd, outDir)}\n`,
-      );
-    });
+    .action(
+      async (
+        flags: SourceFlags & CalendarFlags & { out: string; since?: string; until?: string; verbose?: boolean },
+      ) => {
+        const resolved = resolveSources(flags, io.env, io.cwd);
+        await runCollect(resolved, io, flags.verbose);
+        const outDir = path.resolve(io.cwd, flags.out);
+        const started = Date.now();
+        const result = await buildSite({
+          dataDir: resolved.dataDir,
+          outDir,
+          timeZone: flags.tz,
+          weekStart: flags.weekStart,
+          since: flags.since,
+          until: flags.until,
+        });
+        const seconds = ((Date.now() - started) / 1000).toFixed(1);
+        io.stderr(
+          `Site: ${result.pages} pages in ${relativeIfInside(io.cwd, outDir)}/ (${seconds}s, days in ${flags.tz}).\n` +
+            `Open it with: npx agent-logbook serve --out ${relativeIfInside(io.cwd, outDir)}\n`,
+        );
+      },
+    );
+
+  addCalendarOptions(
+    addSourceOptions(
+      program
+        .command('report')
+        .description('print a day or week report (Markdown or JSON) to stdout, after collecting'),
+    ),
+  )
+    .option('--day <day>', 'the day (YYYY-MM-DD, in --tz)', parseDay)
+    .option('--week <week>', 'the week (YYYY-Www)', parseWeek)
+    .addOption(new Option('--format <format>', 'output format').choices(['md', 'json']).default('md'))
+    .option('--site-url <url>', 'make links in the report point to the site published at this URL')
+    .option('--no-collect', 'report from the data directory as it is, without reading the sources')
+    .action(
+      async (
+        flags: SourceFlags &
+          CalendarFlags & { day?: string; week?: string; format: 'md' | 'json'; siteUrl?: string; collect: boolean },
+      ) => {
+        if (!flags.day === !flags.week) throw new UsageError('report needs exactly one of --day or --week');
+        const resolved = resolveSources(flags, io.env, io.cwd);
+        if (flags.collect) await runCollect(resolved, io, false);
+        const { printReport } = await import('./report.ts');
+        io.stdout(await printReport({ ...flags, dataDir: resolved.dataDir, timeZone: flags.tz }));
+      },
+    );
 
   program
     .command('serve')
@@ -83,6 +119,10 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr(`agent-logbook: ${error.message}\n`);
+      return 2;
+    }
     if (error instanceof CommanderError) {
       if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return 0;
       if (error.code === 'commander.help') return 0;

@@ -1,6 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
-import { type Command, InvalidArgumentError } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import { isDay, isWeek, type WeekStart } from '../stats/calendar.ts';
 import { expandHome } from '../util/fs.ts';
 
 /** Options every command that reads sources shares. */
@@ -77,4 +78,32 @@ export function displayPath(p: string, home: string): string {
   if (rel === '') return '~';
   if (!rel.startsWith('..') && !path.isAbsolute(rel)) return `~/${rel}`;
   return p;
+}
+
+/** A usage mistake found after parsing (exit code 2, like commander's own). */
+export class UsageError extends Error {}
+
+export interface CalendarFlags {
+  tz: string;
+  weekStart: WeekStart;
+}
+
+export function addCalendarOptions(command: Command): Command {
+  return command
+    .addOption(
+      new Option('--tz <zone>', 'time zone for days and times (IANA name)')
+        .default(systemTimeZone(), 'the system zone')
+        .argParser(parseTimeZone),
+    )
+    .addOption(new Option('--week-start <day>', 'first day of a week').choices(['monday', 'sunday']).default('monday'));
+}
+
+export function parseDay(value: string): string {
+  if (!isDay(value)) throw new InvalidArgumentError(`"${value}" is not a day (YYYY-MM-DD)`);
+  return value;
+}
+
+export function parseWeek(value: string): string {
+  if (!isWeek(value)) throw new InvalidArgumentError(`"${value}" is not a week (YYYY-Www, e.g. 2026-W10)`);
+  return value;
 }

@@ -1,28 +1,42 @@
 import { getCollection } from 'astro:content';
 import type { HistoryPrompt, SessionSummary } from '../model/session.ts';
-import { buildDayIndexes, buildProjectIndexes, type DayIndex, type ProjectIndex } from './indexes.ts';
-import { siteTimeZone } from './data.ts';
+import { computeStats, type StatsJson } from '../stats/aggregate.ts';
+import { weekOf, type WeekStart } from '../stats/calendar.ts';
+import { buildDayIndexes, buildProjectIndexes, type DayIndex, type ProjectIndex } from '../stats/indexes.ts';
+import { weeksWithActivity } from '../report/reports.ts';
+import { siteOptions } from './data.ts';
 
 /** The site-wide indexes, computed once per build from the content collections. */
 export interface SiteIndexes {
   timeZone: string;
+  weekStart: WeekStart;
   sessions: SessionSummary[];
   days: Map<string, DayIndex>;
+  weeks: string[];
   projects: Map<string, ProjectIndex>;
+  stats: StatsJson;
 }
 
 let cached: Promise<SiteIndexes> | undefined;
 
 export function siteIndexes(): Promise<SiteIndexes> {
   cached ??= (async () => {
-    const timeZone = siteTimeZone();
-    const sessions = (await getCollection('sessions')).map((e) => e.data as unknown as SessionSummary);
+    const { timeZone, weekStart, since, until } = siteOptions();
+    const allSessions = (await getCollection('sessions')).map((e) => e.data as unknown as SessionSummary);
     const history = (await getCollection('prompts')).map((e) => e.data as unknown as HistoryPrompt);
+    const inRange = (day: string) => (!since || day >= since) && (!until || day <= until);
+    // --since/--until: only days in range are built, and only the sessions active on them.
+    const days = new Map([...buildDayIndexes(allSessions, history, timeZone)].filter(([day]) => inRange(day)));
+    const keep = new Set([...days.values()].flatMap((d) => d.sessions.map((s) => s.summary.id)));
+    const sessions = allSessions.filter((s) => keep.has(s.id));
     return {
       timeZone,
+      weekStart,
       sessions,
-      days: buildDayIndexes(sessions, history, timeZone),
+      days,
+      weeks: weeksWithActivity(days, (day) => weekOf(day, weekStart)),
       projects: buildProjectIndexes(sessions),
+      stats: computeStats(sessions, days, timeZone),
     };
   })();
   return cached;

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { SessionBody } from '../collect/data-dir.ts';
 import type { HistoryPrompt, SessionSummary } from '../model/session.ts';
 import { SOURCE_IDS } from '../model/message.ts';
+import type { WeekStart } from '../stats/calendar.ts';
 
 /** The site's only input: the data directory the CLI points it at. Unset (as under `astro check`),
  * the site is empty. */
@@ -10,8 +11,22 @@ export function dataDir(): string | undefined {
   return process.env.AGENT_LOGBOOK_DATA || undefined;
 }
 
-export function siteTimeZone(): string {
-  return process.env.AGENT_LOGBOOK_TZ || Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+export interface SiteOptions {
+  timeZone: string;
+  weekStart: WeekStart;
+  since?: string;
+  until?: string;
+}
+
+/** Build options the CLI passes through the environment (see src/cli/build-site.ts). */
+export function siteOptions(): SiteOptions {
+  const env = process.env;
+  return {
+    timeZone: env.AGENT_LOGBOOK_TZ || Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC',
+    weekStart: env.AGENT_LOGBOOK_WEEK_START === 'sunday' ? 'sunday' : 'monday',
+    since: env.AGENT_LOGBOOK_SINCE || undefined,
+    until: env.AGENT_LOGBOOK_UNTIL || undefined,
+  };
 }
 
 function readJson<T>(relative: string, fallback: T): T {

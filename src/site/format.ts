@@ -1,35 +1,14 @@
 import { tz } from '@date-fns/tz';
 import { format } from 'date-fns';
 import type { TokenUsage } from '../model/message.ts';
-import type { ConversationPattern } from '../model/session.ts';
 
-export const SOURCE_LABELS: Record<string, string> = {
-  'claude-code': 'Claude Code',
-  codex: 'Codex',
-  'amazon-q': 'Amazon Q',
-};
+export { PATTERN_LABELS, SOURCE_LABELS } from '../model/labels.ts';
 
-export const PATTERN_LABELS: Record<ConversationPattern, string> = {
-  simple: 'simple',
-  single_tool: 'single tool',
-  multi_tool: 'multi tool',
-  incomplete: 'incomplete',
-};
+import { formatNumber } from '../util/format.ts';
 
-export function formatNumber(n: number): string {
-  return n.toLocaleString('en-US');
-}
+export { changeLabel, compactNumber, formatNumber, minutesLabel } from '../util/format.ts';
 
-/** 1234 → "1.2k", 2_500_000 → "2.5M". */
-export function compactNumber(n: number): string {
-  if (n < 1000) return String(n);
-  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`;
-  return `${(n / 1_000_000).toFixed(n < 10_000_000 ? 1 : 0)}M`;
-}
-
-export function totalTokens(t: TokenUsage): number {
-  return t.input + t.output + t.cacheRead + t.cacheCreation;
-}
+export { totalTokens } from '../stats/session-stats.ts';
 
 export function tokenTitle(t: TokenUsage): string {
   return `input ${formatNumber(t.input)} · output ${formatNumber(t.output)} · cache read ${formatNumber(t.cacheRead)} · cache write ${formatNumber(t.cacheCreation)}`;
@@ -40,9 +19,7 @@ export function formatInZone(iso: string, pattern: string, timeZone: string): st
   return format(new Date(iso), pattern, { in: tz(timeZone) });
 }
 
-export function weekdayOf(day: string): string {
-  return format(new Date(`${day}T12:00:00Z`), 'EEE', { in: tz('UTC') });
-}
+export { weekdayName as weekdayOf } from '../stats/calendar.ts';
 
 /** Links inside the site, respecting Astro's `base`. */
 export function href(path: string): string {

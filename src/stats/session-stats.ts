@@ -12,6 +12,10 @@ export function addTokens(into: TokenUsage, add: TokenUsage): void {
   into.cacheCreation += add.cacheCreation;
 }
 
+export function totalTokens(t: TokenUsage): number {
+  return t.input + t.output + t.cacheRead + t.cacheCreation;
+}
+
 /** The UTC start of the 15-minute slot holding `iso`, as `YYYY-MM-DDTHH:MM`. */
 export function slotOf(iso: string): string {
   const minutes = Number(iso.slice(14, 16));

@@ -54,10 +54,30 @@ describe('a session page in Chromium', () => {
   it('navigates from the index to a day and on to a session', async () => {
     const page = await browser.newPage();
     await page.goto(`${server.url}/`);
-    await page.getByRole('link', { name: '2026-03-04' }).click();
+    await page.locator('table.days').getByRole('link', { name: '2026-03-04' }).click();
     await expect(page.locator('h1').textContent()).resolves.toContain('2026-03-04');
     await page.getByRole('link', { name: /明日の定例会議/ }).click();
     expect(page.url()).toBe(`${server.url}/sessions/claude-code/${SESSION.C}/`);
+    await page.close();
+  });
+});
+
+describe('report pages in Chromium', () => {
+  it('shows a day report and the statistics page, readable in dark mode too', async () => {
+    const page = await browser.newPage({ viewport: { width: 1200, height: 900 }, colorScheme: 'dark' });
+    await page.goto(`${server.url}/days/2026-03-03/`);
+    await expect(page.locator('h1').textContent()).resolves.toContain('2026-03-03');
+    await expect(page.locator('.prompts li').count()).resolves.toBe(6);
+    await page.getByRole('link', { name: 'This day as Markdown' }).click();
+    await expect(page.locator('body').textContent()).resolves.toContain('# 2026-03-03 (Tue)');
+
+    await page.goto(`${server.url}/stats/`);
+    const bar = page.locator('.chart-bar').first();
+    const fill = await bar.evaluate((el) => getComputedStyle(el).fill);
+    const background = await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
+    expect(fill).not.toBe(background);
+    expect(background).toBe('rgb(15, 17, 21)'); // the dark palette applied
+    await page.screenshot({ path: path.join(REPO, 'test-results', 'stats-dark.png'), fullPage: true });
     await page.close();
   });
 });

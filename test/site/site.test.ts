@@ -21,11 +21,11 @@ describe('build over the fixture home', () => {
       /^Claude Code: .*fixtures\/home\/\.claude: 6 sessions, 11 history prompts, 5 warnings$/m,
     );
     expect(site.stderr).toMatch(/33333333-3333-4333-8333-333333333333\.jsonl:3: invalid JSON/);
-    expect(site.stderr).toMatch(/Site: 15 pages in .* \(.*days in Asia\/Tokyo\)/);
+    expect(site.stderr).toMatch(/Site: 18 pages in .* \(.*days in Asia\/Tokyo\)/);
   });
 
   it('writes the routes of the contract', async () => {
-    const days = (await fs.readdir(path.join(site.outDir, 'days'))).sort();
+    const days = (await fs.readdir(path.join(site.outDir, 'days'))).filter((d) => !d.endsWith('.md')).sort();
     expect(days).toEqual(['2025-05-20', '2026-03-02', '2026-03-03', '2026-03-04', '2026-03-05']);
     const sessions = (await fs.readdir(path.join(site.outDir, 'sessions', 'claude-code'))).sort();
     expect(sessions).toEqual(Object.values(SESSION).sort());
@@ -124,5 +124,61 @@ describe('build over the fixture home', () => {
       const full = path.join(site.dataDir, file);
       if ((await fs.stat(full)).isFile()) expect(await fs.readFile(full, 'utf8')).not.toContain('DO-NOT-READ');
     }
+  });
+});
+
+describe('reports and statistics in the built site', () => {
+  it('serves stats.json with the contract keys and Tokyo days', async () => {
+    const stats = JSON.parse(await fs.readFile(path.join(site.outDir, 'stats.json'), 'utf8'));
+    for (const key of [
+      'generatedAt',
+      'timeZone',
+      'sessions',
+      'patterns',
+      'patternsBySource',
+      'entriesPerConversation',
+      'toolUses',
+      'tokens',
+      'tokensByDay',
+      'days',
+    ]) {
+      expect(stats).toHaveProperty(key);
+    }
+    expect(stats.timeZone).toBe('Asia/Tokyo');
+    expect(Object.keys(stats.days)).toEqual(['2025-05-20', '2026-03-02', '2026-03-03', '2026-03-04', '2026-03-05']);
+    expect(stats.tokens.bySource['claude-code'].output).toBe(1355);
+  });
+
+  it('writes week pages and links days to their week', async () => {
+    expect((await fs.readdir(path.join(site.outDir, 'weeks'))).sort()).toEqual([
+      '2025-W21',
+      '2025-W21.md',
+      '2026-W10',
+      '2026-W10.md',
+    ]);
+    const day = await page('days/2026-03-03');
+    expect(day.querySelector('a[href="/weeks/2026-W10/"]')).not.toBeNull();
+    expect(day.querySelector('a[href="/days/2026-03-03.md"]')).not.toBeNull();
+    const week = await page('weeks/2026-W10');
+    expect(texts(week, 'table.days tbody td:first-child')[1]).toBe('2026-03-03 Tue');
+    expect(texts(week, 'table.compare tbody tr').map((r) => r.split(' ')[0])).toEqual([
+      'Sessions',
+      'Prompts',
+      'Entries',
+      'Tool',
+      'Tokens',
+    ]);
+  });
+
+  it('shows the statistics page with charts and their numbers as text', async () => {
+    const doc = await page('stats');
+    const figures = [...doc.querySelectorAll('figure.chart')];
+    expect(figures.length).toBeGreaterThanOrEqual(5);
+    const patterns = figures[0]!;
+    expect(patterns.querySelector('svg')!.getAttribute('aria-label')).toBe(
+      'All sources: simple 2, single tool 1, multi tool 2, incomplete 1',
+    );
+    expect(texts(patterns, 'table th')).toEqual(['simple', 'single tool', 'multi tool', 'incomplete']);
+    expect(doc.querySelectorAll('script').length).toBe(0);
   });
 });

@@ -1,9 +1,8 @@
-import { tz } from '@date-fns/tz';
-import { format } from 'date-fns';
+import { dayOf } from './calendar.ts';
 import type { SourceId, TokenUsage } from '../model/message.ts';
 import { projectName, projectSlug } from '../model/project.ts';
 import type { HistoryPrompt, SessionSummary } from '../model/session.ts';
-import { addTokens, emptyTokens } from '../stats/session-stats.ts';
+import { addTokens, emptyTokens } from './session-stats.ts';
 
 /** Day and project indexes over session summaries, with days computed in one time zone. */
 
@@ -36,6 +35,8 @@ export interface DayIndex {
   sessions: DaySession[];
   prompts: DayPrompt[];
   totals: DayCounts;
+  /** 15-minute slots with any activity, times 15: an estimate of time spent with the assistants. */
+  activeMinutes: number;
 }
 
 export interface ProjectIndex {
@@ -46,14 +47,6 @@ export interface ProjectIndex {
   first: string;
   last: string;
   totals: DayCounts;
-}
-
-export function dayOf(iso: string, timeZone: string): string {
-  return format(new Date(iso), 'yyyy-MM-dd', { in: tz(timeZone) });
-}
-
-export function timeOf(iso: string, timeZone: string): string {
-  return format(new Date(iso), 'HH:mm', { in: tz(timeZone) });
 }
 
 function emptyCounts(): DayCounts {
@@ -91,18 +84,26 @@ export function buildDayIndexes(
   const dayIndex = (day: string): DayIndex => {
     let index = days.get(day);
     if (!index) {
-      index = { day, sessions: [], prompts: [], totals: emptyCounts() };
+      index = { day, sessions: [], prompts: [], totals: emptyCounts(), activeMinutes: 0 };
       days.set(day, index);
     }
     return index;
   };
   const bySessionId = new Map(summaries.map((s) => [s.sessionId, s]));
 
+  const activeSlots = new Map<string, Set<string>>();
   for (const summary of summaries) {
     for (const [day, counts] of sessionDays(summary, timeZone)) {
       const index = dayIndex(day);
       index.sessions.push({ summary, counts });
       addCounts(index.totals, counts);
+    }
+    for (const slot of Object.keys(summary.stats.activity)) {
+      if (slot === 'unknown') continue;
+      const day = dayOf(`${slot}:00.000Z`, timeZone);
+      let slots = activeSlots.get(day);
+      if (!slots) activeSlots.set(day, (slots = new Set()));
+      slots.add(slot);
     }
   }
 
@@ -144,6 +145,7 @@ export function buildDayIndexes(
   }
 
   for (const index of days.values()) {
+    index.activeMinutes = (activeSlots.get(index.day)?.size ?? 0) * 15;
     index.prompts.sort((a, b) => a.timestamp.localeCompare(b.timestamp));
     index.sessions.sort((a, b) => a.summary.startedAt.localeCompare(b.summary.startedAt));
   }

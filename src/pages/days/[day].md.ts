@@ -1,0 +1,17 @@
+import type { APIRoute, GetStaticPaths } from 'astro';
+import { dayMarkdown } from '../../report/markdown.ts';
+import { dayReport } from '../../report/reports.ts';
+import { siteIndexes } from '../../site/collections.ts';
+
+export const getStaticPaths: GetStaticPaths = async () => {
+  const { days } = await siteIndexes();
+  return [...days.keys()].map((day) => ({ params: { day } }));
+};
+
+export const GET: APIRoute = async ({ params }) => {
+  const { days, timeZone } = await siteIndexes();
+  const report = dayReport(days, params.day!, timeZone);
+  return new Response(dayMarkdown(report, { linkBase: import.meta.env.BASE_URL.replace(/\/$/, '') }), {
+    headers: { 'Content-Type': 'text/markdown; charset=utf-8' },
+  });
+};

@@ -1,0 +1,158 @@
+import type { SourceId, TokenUsage } from '../model/message.ts';
+import type { ConversationPattern, SessionSummary } from '../model/session.ts';
+import { dayOf } from './calendar.ts';
+import type { DayIndex } from './indexes.ts';
+import { addTokens, emptyTokens } from './session-stats.ts';
+
+/** Site-wide statistics (the stats page and /stats.json), from session summaries and day indexes. */
+
+export type PatternCounts = Record<ConversationPattern, number>;
+
+export interface HistogramBin {
+  from: number;
+  to: number;
+  count: number;
+}
+
+export interface StatsJson {
+  generatedAt: string;
+  timeZone: string;
+  sessions: { total: number; bySource: Record<string, number> };
+  patterns: PatternCounts;
+  /** Shares of `patterns`, 0–1. */
+  patternShares: Record<ConversationPattern, number>;
+  patternsBySource: Record<string, PatternCounts>;
+  entriesPerConversation: { min: number; max: number; mean: number; median: number; histogram: HistogramBin[] };
+  toolUses: {
+    total: number;
+    byName: Record<string, number>;
+    bySource: Record<string, number>;
+    errorsByName: Record<string, number>;
+    /** errors / uses per tool, for tools whose source records errors. */
+    errorRateByName: Record<string, number>;
+  };
+  tokens: { total: TokenUsage; bySource: Record<string, TokenUsage> };
+  tokensByDay: Record<string, Record<string, TokenUsage>>;
+  toolUsesByDay: Record<string, Record<string, number>>;
+  days: Record<string, { sessions: number; entries: number; toolUses: number; prompts: number; activeMinutes: number }>;
+}
+
+export const PATTERNS: ConversationPattern[] = ['simple', 'single_tool', 'multi_tool', 'incomplete'];
+
+function emptyPatterns(): PatternCounts {
+  return { simple: 0, single_tool: 0, multi_tool: 0, incomplete: 0 };
+}
+
+function increment(into: Record<string, number>, key: string, by = 1): void {
+  into[key] = (into[key] ?? 0) + by;
+}
+
+function sortedByValue(record: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.entries(record).sort(([a, x], [b, y]) => y - x || a.localeCompare(b)));
+}
+
+/** Bins of growing width: 0, 1, 2–3, 4–7, 8–15, … up to the largest value. */
+export function histogram(values: number[]): HistogramBin[] {
+  if (values.length === 0) return [];
+  const max = Math.max(...values);
+  const bins: HistogramBin[] = [{ from: 0, to: 0, count: 0 }];
+  for (let from = 1; from <= max; from *= 2) bins.push({ from, to: from * 2 - 1, count: 0 });
+  for (const v of values) {
+    const bin = bins.find((b) => v >= b.from && v <= b.to)!;
+    bin.count += 1;
+  }
+  return bins;
+}
+
+export function median(values: number[]): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+export function computeStats(
+  sessions: SessionSummary[],
+  days: Map<string, DayIndex>,
+  timeZone: string,
+  now: Date = new Date(),
+): StatsJson {
+  const bySource: Record<string, number> = {};
+  const patterns = emptyPatterns();
+  const patternsBySource: Record<string, PatternCounts> = {};
+  const toolByName: Record<string, number> = {};
+  const toolBySource: Record<string, number> = {};
+  const errorsByName: Record<string, number> = {};
+  const tokensBySource: Record<string, TokenUsage> = {};
+  const tokensTotal = emptyTokens();
+  const tokensByDay: Record<string, Record<string, TokenUsage>> = {};
+  const toolUsesByDay: Record<string, Record<string, number>> = {};
+
+  for (const s of sessions) {
+    const source: SourceId = s.source;
+    increment(bySource, source);
+    patterns[s.stats.pattern] += 1;
+    (patternsBySource[source] ??= emptyPatterns())[s.stats.pattern] += 1;
+    for (const [name, n] of Object.entries(s.stats.toolUsesByName)) {
+      increment(toolByName, name, n);
+      increment(toolBySource, source, n);
+    }
+    for (const [name, n] of Object.entries(s.stats.toolErrorsByName)) increment(errorsByName, name, n);
+    addTokens((tokensBySource[source] ??= emptyTokens()), s.stats.tokens);
+    addTokens(tokensTotal, s.stats.tokens);
+    // A request's tokens belong to the day of the request, not of the session's start.
+    for (const [slot, activity] of Object.entries(s.stats.activity)) {
+      const day = slot === 'unknown' ? dayOf(s.startedAt, timeZone) : dayOf(`${slot}:00.000Z`, timeZone);
+      if (!days.has(day)) continue;
+      addTokens(((tokensByDay[day] ??= {})[source] ??= emptyTokens()), activity.tokens);
+      for (const [name, n] of Object.entries(activity.toolUsesByName)) increment((toolUsesByDay[day] ??= {}), name, n);
+    }
+  }
+
+  const entries = sessions.map((s) => s.stats.entries);
+  const total = sessions.length;
+  const toolTotal = Object.values(toolByName).reduce((a, b) => a + b, 0);
+  const errorRateByName = Object.fromEntries(
+    Object.entries(errorsByName).map(([name, errors]) => [name, errors / (toolByName[name] ?? errors)]),
+  );
+  return {
+    generatedAt: now.toISOString(),
+    timeZone,
+    sessions: { total, bySource },
+    patterns,
+    patternShares: Object.fromEntries(PATTERNS.map((p) => [p, total ? patterns[p] / total : 0])) as Record<
+      ConversationPattern,
+      number
+    >,
+    patternsBySource,
+    entriesPerConversation: {
+      min: entries.length ? Math.min(...entries) : 0,
+      max: entries.length ? Math.max(...entries) : 0,
+      mean: entries.length ? entries.reduce((a, b) => a + b, 0) / entries.length : 0,
+      median: median(entries),
+      histogram: histogram(entries),
+    },
+    toolUses: {
+      total: toolTotal,
+      byName: sortedByValue(toolByName),
+      bySource: toolBySource,
+      errorsByName: sortedByValue(errorsByName),
+      errorRateByName,
+    },
+    tokens: { total: tokensTotal, bySource: tokensBySource },
+    tokensByDay: Object.fromEntries(Object.entries(tokensByDay).sort(([a], [b]) => a.localeCompare(b))),
+    toolUsesByDay: Object.fromEntries(Object.entries(toolUsesByDay).sort(([a], [b]) => a.localeCompare(b))),
+    days: Object.fromEntries(
+      [...days.values()].map((d) => [
+        d.day,
+        {
+          sessions: d.sessions.length,
+          entries: d.totals.entries,
+          toolUses: d.totals.toolUses,
+          prompts: d.prompts.length,
+          activeMinutes: d.activeMinutes,
+        },
+      ]),
+    ),
+  };
+}

@@ -1,0 +1,60 @@
+import { TZDate, tz } from '@date-fns/tz';
+import { addDays, addWeeks, format, getISOWeek, getISOWeekYear, getWeek, getWeekYear, parse } from 'date-fns';
+
+/** Calendar keys in a time zone: `YYYY-MM-DD` days and `YYYY-Www` weeks (ISO, or Sunday-start). */
+
+export type WeekStart = 'monday' | 'sunday';
+
+export function dayOf(iso: string, timeZone: string): string {
+  return format(new Date(iso), 'yyyy-MM-dd', { in: tz(timeZone) });
+}
+
+export function timeOf(iso: string, timeZone: string): string {
+  return format(new Date(iso), 'HH:mm', { in: tz(timeZone) });
+}
+
+/** A calendar day as a date at noon UTC: weekday and week arithmetic without zone surprises. */
+function dayDate(day: string): TZDate {
+  const [y, m, d] = day.split('-').map(Number) as [number, number, number];
+  return new TZDate(y, m - 1, d, 12, 'UTC');
+}
+
+const sundayOptions = { weekStartsOn: 0, firstWeekContainsDate: 1 } as const;
+
+export function weekOf(day: string, start: WeekStart = 'monday'): string {
+  const date = dayDate(day);
+  if (start === 'monday') return `${getISOWeekYear(date)}-W${String(getISOWeek(date)).padStart(2, '0')}`;
+  return `${getWeekYear(date, sundayOptions)}-W${String(getWeek(date, sundayOptions)).padStart(2, '0')}`;
+}
+
+/** The seven days of a week, first to last. */
+export function weekDays(week: string, start: WeekStart = 'monday'): string[] {
+  const reference = new TZDate(2000, 0, 1, 12, 'UTC');
+  const first =
+    start === 'monday'
+      ? parse(`${week}-1`, "RRRR-'W'II-i", reference)
+      : parse(`${week}-1`, "YYYY-'W'ww-e", reference, { ...sundayOptions, useAdditionalWeekYearTokens: true });
+  if (Number.isNaN(first.getTime())) throw new RangeError(`not a week: ${week} (expected YYYY-Www)`);
+  return Array.from({ length: 7 }, (_, i) => format(addDays(first, i), 'yyyy-MM-dd'));
+}
+
+export function previousWeek(week: string, start: WeekStart = 'monday'): string {
+  const [first] = weekDays(week, start);
+  return weekOf(format(addWeeks(dayDate(first!), -1), 'yyyy-MM-dd'), start);
+}
+
+export function weekdayName(day: string): string {
+  return format(dayDate(day), 'EEE');
+}
+
+export function isDay(value: string): boolean {
+  return (
+    /^\d{4}-\d\d-\d\d$/.test(value) &&
+    !Number.isNaN(dayDate(value).getTime()) &&
+    format(dayDate(value), 'yyyy-MM-dd') === value
+  );
+}
+
+export function isWeek(value: string): boolean {
+  return /^\d{4}-W\d\d$/.test(value);
+}

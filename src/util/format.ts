@@ -1,0 +1,25 @@
+/** Pure number formatting shared by the pages and the Markdown reports. */
+
+export function formatNumber(n: number): string {
+  return n.toLocaleString('en-US');
+}
+
+/** 1234 → "1.2k", 2_500_000 → "2.5M". */
+export function compactNumber(n: number): string {
+  if (n < 1000) return String(n);
+  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`;
+  return `${(n / 1_000_000).toFixed(n < 10_000_000 ? 1 : 0)}M`;
+}
+
+/** 45 → "45 min", 135 → "2 h 15 min". */
+export function minutesLabel(total: number): string {
+  if (total < 60) return `${total} min`;
+  return `${Math.floor(total / 60)} h ${String(total % 60).padStart(2, '0')} min`;
+}
+
+/** Change from `before` to `now` as a signed percentage ("+25%"), "new" from zero. */
+export function changeLabel(now: number, before: number): string {
+  if (before === 0) return now === 0 ? '±0' : 'new';
+  const pct = Math.round(((now - before) / before) * 100);
+  return `${pct >= 0 ? '+' : ''}${pct}%`;
+}
