@@ -16,6 +16,8 @@ export interface JsonlOptions {
   /** Line number of the line at `start` (1-based). */
   firstLine?: number;
   onWarning?: WarningSink;
+  /** Read size in bytes (default 1 MiB); a smaller one suits reading only the head of many files. */
+  chunkSize?: number;
 }
 
 const NEWLINE = 0x0a;
@@ -29,8 +31,25 @@ const LONE_SURROGATE_ESCAPE = /\\u[dD][89a-fA-F][0-9a-fA-F]{2}/;
  * invalid UTF-8 and lone surrogates are repaired (U+FFFD) and reported.
  */
 export async function* readJsonl(file: string, options: JsonlOptions = {}): AsyncGenerator<JsonlRecord> {
+  const stream = createReadStream(file, { start: options.start ?? 0, highWaterMark: options.chunkSize ?? 1 << 20 });
+  try {
+    yield* readJsonlChunks(stream as AsyncIterable<Buffer>, file, options);
+  } finally {
+    stream.destroy();
+  }
+}
+
+/**
+ * The same reader over any byte stream (a `Readable`, or a decompressor's output), e.g. a
+ * `.jsonl.zst` file decoded on the fly. `file` names the source in warnings; byte offsets count
+ * the stream's bytes, from `options.start`.
+ */
+export async function* readJsonlChunks(
+  chunks: AsyncIterable<Uint8Array>,
+  file: string,
+  options: JsonlOptions = {},
+): AsyncGenerator<JsonlRecord> {
   const warn = options.onWarning ?? (() => {});
-  const stream = createReadStream(file, { start: options.start ?? 0, highWaterMark: 1 << 20 });
   let pending: Buffer[] = [];
   let lineNo = (options.firstLine ?? 1) - 1;
   let offset = options.start ?? 0;
@@ -69,7 +88,8 @@ export async function* readJsonl(file: string, options: JsonlOptions = {}): Asyn
     return { line: lineNo, value, start, end: offset };
   };
 
-  for await (const chunk of stream as AsyncIterable<Buffer>) {
+  for await (const raw of chunks) {
+    const chunk = Buffer.isBuffer(raw) ? raw : Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
     let from = 0;
     let at = chunk.indexOf(NEWLINE, from);
     while (at !== -1) {
