@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { FIXTURE_HOME, tempDir } from './helpers/paths.ts';
 import { runCli } from './helpers/cli.ts';
+import { writeDemoDatabases } from './helpers/amazonq-db.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -13,6 +14,8 @@ declare module 'vitest' {
 export default async function setup(project: TestProject): Promise<void> {
   process.env.TZ = 'UTC';
   process.env.ASTRO_TELEMETRY_DISABLED = '1';
+  // The Amazon Q / Kiro databases of the demo home are generated, never committed (as `npm run demo` does).
+  await writeDemoDatabases(FIXTURE_HOME);
   const root = await tempDir('site');
   const dataDir = path.join(root, 'data');
   const outDir = path.join(root, 'dist');

@@ -31,6 +31,14 @@ export function addSourceOptions(command: Command): Command {
       'Claude Code config dir (default: $CLAUDE_CONFIG_DIR, else <home>/.claude and <home>/.config/claude); repeatable',
       collectRepeatable,
     )
+    .option('--codex-dir <dir>', 'Codex home (default: $CODEX_HOME, else <home>/.codex); repeatable', collectRepeatable)
+    .option(
+      '--amazonq-db <file>',
+      'Amazon Q / Kiro CLI data.sqlite3 (default: amazon-q and kiro-cli under <home>/.local/share, ' +
+        '<home>/Library/Application Support and $XDG_DATA_HOME); repeatable',
+      collectRepeatable,
+    )
+    .option('--amazonq-json <file>', 'an Amazon Q conversation saved with /save; repeatable', collectRepeatable)
     .option(
       '--data <dir>',
       'data directory, the archive (default: $XDG_DATA_HOME/agent-logbook or <home>/.local/share/agent-logbook)',

@@ -50,6 +50,7 @@ export async function collect(options: CollectOptions): Promise<CollectReport> {
   const reports: SourceReport[] = [];
   /** Sessions a source produced in this run; every other archived session is gone from its source. */
   const seen = new Set<string>();
+  const unavailable = new Set<string>();
 
   for (const source of options.sources ?? SOURCES) {
     let sourceWarnings = 0;
@@ -58,6 +59,7 @@ export async function collect(options: CollectOptions): Promise<CollectReport> {
       env: options.env,
       options: options.sourceOptions,
       archived: new Set(previous.keys()),
+      unavailable: (file) => unavailable.add(file),
       loadArchived: async (sessionId) => {
         const summary = previous.get(`${source.id}/${sessionId}`);
         return summary ? (await data.readBody(summary.body))?.session : undefined;
@@ -109,6 +111,7 @@ export async function collect(options: CollectOptions): Promise<CollectReport> {
 
   let archivedOnly = 0;
   for (const summary of summaries.values()) {
+    if (!seen.has(summary.id) && summary.files.some((f) => unavailable.has(f))) continue; // unknown this run
     summary.sourcePresent = seen.has(summary.id);
     if (!summary.sourcePresent) archivedOnly += 1;
   }

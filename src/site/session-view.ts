@@ -70,15 +70,16 @@ export const OUTPUT_PREVIEW_CHARS = 20_000;
 export const INLINE_IMAGE_MAX_BYTES = 1_000_000;
 
 const HEADLINE_KEYS = [
-  'command',
   'file_path',
   'path',
+  'notebook_path',
+  'command',
+  'cmd',
   'pattern',
   'url',
   'query',
   'description',
   'prompt',
-  'notebook_path',
 ];
 
 export function toolHeadline(call: ToolCall): string {
@@ -86,7 +87,13 @@ export function toolHeadline(call: ToolCall): string {
   if (args && typeof args === 'object' && !Array.isArray(args)) {
     for (const key of HEADLINE_KEYS) {
       const value = (args as Record<string, unknown>)[key];
-      if (typeof value === 'string' && value.trim()) return shorten(value.replace(/\s+/g, ' ').trim(), 160);
+      const text = Array.isArray(value) && value.every((v) => typeof v === 'string') ? value.join(' ') : value;
+      if (typeof text === 'string' && text.trim()) return shorten(text.replace(/\s+/g, ' ').trim(), 160);
+    }
+    const operations = (args as { operations?: unknown }).operations;
+    if (Array.isArray(operations) && operations.length > 0) {
+      const first = toolHeadline({ ...call, arguments_json: operations[0] });
+      return operations.length > 1 ? `${first} (+${operations.length - 1})` : first;
     }
   }
   return '';

@@ -12,6 +12,9 @@ export interface SourceContext {
   archived: ReadonlySet<string>;
   /** The archived copy of one of this source's sessions, e.g. to keep times first seen in an earlier run. */
   loadArchived?: (sessionId: string) => Promise<Session | undefined>;
+  /** Tells the collector a location could not be read this run (locked, corrupt): the sessions archived from it
+   * are not to be taken as gone from their source. */
+  unavailable?: (file: string) => void;
 }
 
 export interface SourceLocation {

@@ -2,7 +2,7 @@ import type { SourceId, TokenUsage } from '../model/message.ts';
 import type { ConversationPattern, SessionSummary } from '../model/session.ts';
 import { dayOf } from './calendar.ts';
 import type { DayIndex } from './indexes.ts';
-import { addTokens, emptyTokens } from './session-stats.ts';
+import { addTokens, emptyTokens, totalTokens } from './session-stats.ts';
 
 /** Site-wide statistics (the stats page and /stats.json), from session summaries and day indexes. */
 
@@ -104,7 +104,9 @@ export function computeStats(
     for (const [slot, activity] of Object.entries(s.stats.activity)) {
       const day = slot === 'unknown' ? dayOf(s.startedAt, timeZone) : dayOf(`${slot}:00.000Z`, timeZone);
       if (!days.has(day)) continue;
-      addTokens(((tokensByDay[day] ??= {})[source] ??= emptyTokens()), activity.tokens);
+      // Sources without token data (Amazon Q, Codex before 2025-09) show none rather than zeros.
+      if (totalTokens(activity.tokens) > 0)
+        addTokens(((tokensByDay[day] ??= {})[source] ??= emptyTokens()), activity.tokens);
       for (const [name, n] of Object.entries(activity.toolUsesByName)) increment((toolUsesByDay[day] ??= {}), name, n);
     }
   }

@@ -89,7 +89,7 @@ export function buildDayIndexes(
     }
     return index;
   };
-  const bySessionId = new Map(summaries.map((s) => [s.sessionId, s]));
+  const byKey = new Map(summaries.map((s) => [s.id, s]));
 
   const activeSlots = new Map<string, Set<string>>();
   for (const summary of summaries) {
@@ -119,7 +119,7 @@ export function buildDayIndexes(
   const isSeen = (text: string, iso: string) =>
     (seen.get(text.trim()) ?? []).some((t) => Math.abs(t - Date.parse(iso)) < 120_000);
   for (const p of history) {
-    const session = p.sessionId ? bySessionId.get(p.sessionId) : undefined;
+    const session = p.sessionId ? byKey.get(`${p.source}/${p.sessionId}`) : undefined;
     dayIndex(dayOf(p.timestamp, timeZone)).prompts.push({
       timestamp: p.timestamp,
       text: p.text,

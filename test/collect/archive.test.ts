@@ -40,7 +40,7 @@ describe('collect', () => {
     const dataDir = path.join(await tempDir('data'), 'd');
     const options = { home, env: {}, dataDir, sourceOptions: { explicitHome: 'true' } };
     const first = await collect(options);
-    expect(first.totalSessions).toBe(6);
+    expect(first.totalSessions).toBe(6 + 7 + 4); // Claude A–F, Codex (fixtures/CODEX.md), Amazon Q A–D
     expect(first.archivedOnly).toBe(0);
 
     // Claude's cleanup deletes a transcript and rewrites the history without its prompts.
@@ -52,7 +52,7 @@ describe('collect', () => {
     await fs.writeFile(history, `${lines.join('\n')}\n`);
 
     const second = await collect(options);
-    expect(second.totalSessions).toBe(6);
+    expect(second.totalSessions).toBe(17);
     expect(second.archivedOnly).toBe(1);
     const after = await summaries(dataDir);
     expect(after.get(SESSION.A)).toMatchObject({ title: 'Fix login redirect', sourcePresent: false });

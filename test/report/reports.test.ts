@@ -14,8 +14,9 @@ describe('day report (日報)', () => {
     expect(run.code).toBe(0);
     const md = run.stdout;
     expect(md.split('\n')[0]).toBe('# 2026-03-03 (Tue)');
-    expect(md).toContain('- Sessions: 1 · Prompts: 6 · Entries: 8 · Tool uses: 5');
-    // B's tokens: 720 + 475 + 7,000 + 1,700
+    // Claude B (8 entries, 5 tool uses) and Codex L1 (3, 2) and T1 (2, 1); prompts 6 + 2 + 1.
+    expect(md).toContain('- Sessions: 3 · Prompts: 9 · Entries: 13 · Tool uses: 8');
+    // Only B has tokens (the old Codex formats record none): 720 + 475 + 7,000 + 1,700
     expect(md).toContain('- Tokens: 9,895 (input 720, output 475, cache read 7,000, cache write 1,700)');
     expect(md).toContain(
       '- 08:50–09:20 Add rate limiting to login endpoint (Claude Code, 3 prompts, 8 entries, 5 tool uses, incomplete)',
@@ -28,9 +29,12 @@ describe('day report (日報)', () => {
       '- 08:53 [webapp] Use a sliding window instead of a fixed window.',
       '- 09:18 [webapp] Now add a test that checks the 429 response.',
       '- 10:00 [old-project] migrate the cron jobs to systemd timers',
+      '- 10:00 [webapp] Why does npm run build fail?',
+      '- 10:00 [webapp] thanks',
       '- 10:04 [old-project] also remove the old crontab file',
+      '- 11:00 Rename the `usr` variable to `user` in src/app.js',
     ]);
-    expect(md).toContain('Edit 2 · Bash 1 · Task 1 · Write 1');
+    expect(md).toContain('Edit 2 · shell 2 · Bash 1 · local_shell 1 · Task 1 · Write 1');
   });
 
   it('is the same report the site serves at /days/<day>.md', async () => {
@@ -45,8 +49,9 @@ describe('day report (日報)', () => {
   it('prints JSON with the same numbers', async () => {
     const run = await report('--day', '2026-03-04', '--format', 'json');
     const json = JSON.parse(run.stdout);
-    expect(json.totals).toMatchObject({ sessions: 2, prompts: 4, entries: 6, toolUses: 2 });
-    expect(json.projects.map((p: { name: string }) => p.name).sort()).toEqual(['api', '日本語']);
+    // Claude C, F (6 entries, 2 tool uses, 4 prompts) and Codex K1 (6 entries, 5 tool uses, 2 prompts).
+    expect(json.totals).toMatchObject({ sessions: 3, prompts: 6, entries: 12, toolUses: 7 });
+    expect(json.projects.map((p: { name: string }) => p.name).sort()).toEqual(['api', 'webapp', '日本語']);
   });
 });
 
@@ -56,19 +61,23 @@ describe('week report', () => {
     const week = JSON.parse(run.stdout);
     expect(week.firstDay).toBe('2026-03-02');
     expect(week.lastDay).toBe('2026-03-08');
-    expect(week.days.map((d: { prompts: number }) => d.prompts)).toEqual([2, 6, 4, 2, 0, 0, 0]);
-    expect(week.totals).toMatchObject({ sessions: 6, prompts: 14, entries: 24, toolUses: 13 });
-    expect(week.totals.tokens).toEqual({ input: 2050, output: 1355, cacheRead: 21300, cacheCreation: 4500 });
+    // Per day, Claude + Codex: 03-02 2 + 1 (a Codex history prompt), 03-03 6 + 3, 03-04 4 + 2, 03-05 2 + 3,
+    // 03-06 0 + 3. The Amazon Q conversations fall in W11 and W12.
+    expect(week.days.map((d: { prompts: number }) => d.prompts)).toEqual([3, 9, 6, 5, 3, 0, 0]);
+    // Sessions 6 + 7; entries 24 + 22; tool uses 13 + 14 (fixtures/README.md, fixtures/CODEX.md).
+    expect(week.totals).toMatchObject({ sessions: 13, prompts: 26, entries: 46, toolUses: 27 });
+    // Claude 2050/1355/21300/4500 + Codex (K1 + K2 + K3 + K5 + K6) 34000/2490/53700/0
+    expect(week.totals.tokens).toEqual({ input: 36050, output: 3845, cacheRead: 75000, cacheCreation: 4500 });
     expect(week.previous).toMatchObject({ week: '2026-W09', totals: { sessions: 0 } });
     const webapp = week.projects.find((p: { name: string }) => p.name === 'webapp');
-    expect(webapp).toMatchObject({ sessions: 4, entries: 7 + 8 + 2 + 1 }); // A, B, D, E
+    expect(webapp).toMatchObject({ sessions: 7, entries: 7 + 8 + 2 + 1 + 3 + 6 + 2 }); // Claude A B D E, Codex L1 K1 K3
   });
 
   it('renders the week as Markdown with a comparison table', async () => {
     const md = (await report('--week', '2026-W10')).stdout;
     expect(md.split('\n')[0]).toBe('# Week 2026-W10 (2026-03-02 – 2026-03-08)');
-    expect(md).toContain('| Sessions | 6 | 0 | new |');
-    expect(md).toContain('| 2026-03-06 Fri | 0 | 0 | 0 | 0 | 0 min |');
+    expect(md).toContain('| Sessions | 13 | 0 | new |');
+    expect(md).toContain('| 2026-03-07 Sat | 0 | 0 | 0 | 0 | 0 min |');
   });
 
   it('counts Sunday-start weeks when asked', async () => {

@@ -6,6 +6,10 @@ import { SESSION } from '../helpers/paths.ts';
 
 // The site built once by test/global-setup.ts: the real CLI over fixtures/home, --tz Asia/Tokyo.
 const site = inject('site');
+// Claude Code: fixtures/README.md; Codex: fixtures/CODEX.md (K5, K6 and a history prompt add 03-06);
+// Amazon Q / Kiro: fixtures/AMAZONQ.md. All in Tokyo.
+const CLAUDE_DAYS = ['2025-05-20', '2026-03-02', '2026-03-03', '2026-03-04', '2026-03-05', '2026-03-06'];
+const Q_DAYS = ['2026-03-10', '2026-03-12', '2026-03-14', '2026-03-20'];
 
 async function page(route: string): Promise<Document> {
   const file = path.join(site.outDir, route, 'index.html');
@@ -21,36 +25,55 @@ describe('build over the fixture home', () => {
       /^Claude Code: .*fixtures\/home\/\.claude: 6 sessions, 11 history prompts, 5 warnings$/m,
     );
     expect(site.stderr).toMatch(/33333333-3333-4333-8333-333333333333\.jsonl:3: invalid JSON/);
-    expect(site.stderr).toMatch(/Site: 18 pages in .* \(.*days in Asia\/Tokyo\)/);
+    expect(site.stderr).toMatch(
+      /^Amazon Q \/ Kiro CLI: .*amazon-q\/data\.sqlite3, .*kiro-cli\/data\.sqlite3: 4 sessions$/m,
+    );
+    expect(site.stderr).toMatch(/^Codex CLI: .*fixtures\/home\/\.codex: 7 sessions, 5 history prompts, 3 warnings$/m);
+    // 10 days + 4 weeks + 4 projects + 17 sessions + index + stats
+    expect(site.stderr).toMatch(/Site: 37 pages in .* \(.*days in Asia\/Tokyo\)/);
   });
 
   it('writes the routes of the contract', async () => {
     const days = (await fs.readdir(path.join(site.outDir, 'days'))).filter((d) => !d.endsWith('.md')).sort();
-    expect(days).toEqual(['2025-05-20', '2026-03-02', '2026-03-03', '2026-03-04', '2026-03-05']);
+    // Amazon Q: B 03-10, C 03-12, D 03-14, A at the database mtime 03-20.
+    expect(days).toEqual([...CLAUDE_DAYS, ...Q_DAYS]);
     const sessions = (await fs.readdir(path.join(site.outDir, 'sessions', 'claude-code'))).sort();
     expect(sessions).toEqual(Object.values(SESSION).sort());
-    expect((await fs.readdir(path.join(site.outDir, 'projects'))).length).toBe(3);
+    const q = (await fs.readdir(path.join(site.outDir, 'sessions', 'amazon-q'))).map((id) => id[0]).sort();
+    expect(q).toEqual(['a', 'b', 'c', 'd']);
+    expect((await fs.readdir(path.join(site.outDir, 'projects'))).length).toBe(4);
     // Astro's content-layer scratch files must not be left in the site.
     await expect(fs.access(path.join(site.outDir, 'content-modules.mjs'))).rejects.toThrow();
   });
 
   it('lists days and projects on the index', async () => {
     const doc = await page('');
-    expect(texts(doc, 'table.days tbody td:first-child a')).toEqual([
-      '2026-03-05',
-      '2026-03-04',
-      '2026-03-03',
-      '2026-03-02',
-      '2025-05-20',
-    ]);
-    expect(texts(doc, 'table.projects tbody td:first-child')).toEqual(['webapp', 'api', '日本語']);
+    expect(texts(doc, 'table.days tbody td:first-child a')).toEqual([...CLAUDE_DAYS, ...Q_DAYS].reverse());
+    // By last activity: webapp (Q A, 03-20), api (Q D, 03-14), 日本語 (Q B, 03-10), and the Codex TS-era
+    // session T1, whose format records no working directory.
+    expect(texts(doc, 'table.projects tbody td:first-child')).toEqual(['webapp', 'api', '日本語', '(unknown project)']);
   });
 
   it('puts a day page in --tz: 16:30 UTC and 23:50 UTC are the next day in Tokyo', async () => {
     const doc = await page('days/2026-03-03');
     // History #4–9 (fixtures/README.md): #4 is 2026-03-02T16:30Z = 01:30 JST; B's prompts are 08:49–09:18 JST.
-    expect(texts(doc, '.prompts time')).toEqual(['01:30', '08:49', '08:53', '09:18', '10:00', '10:04']);
-    expect(texts(doc, 'table.sessions td.title a')).toEqual(['Add rate limiting to login endpoint']);
+    // Codex L1 (10:00:03, 10:00:12 JST) and T1 (11:00:01 JST) add three more (fixtures/CODEX.md).
+    expect(texts(doc, '.prompts time')).toEqual([
+      '01:30',
+      '08:49',
+      '08:53',
+      '09:18',
+      '10:00',
+      '10:00',
+      '10:00',
+      '10:04',
+      '11:00',
+    ]);
+    expect(texts(doc, 'table.sessions td.title a')).toEqual([
+      'Add rate limiting to login endpoint',
+      'Why does npm run build fail?',
+      'Rename the `usr` variable to `user` in src/app.js',
+    ]);
     expect(texts(doc, '.prompts .badge').length).toBe(3); // the deleted sessions' prompts: history only
     expect(doc.querySelector('a[rel=prev]')?.getAttribute('href')).toBe('/days/2026-03-02/');
     expect(doc.querySelector('a[rel=next]')?.getAttribute('href')).toBe('/days/2026-03-04/');
@@ -61,13 +84,15 @@ describe('build over the fixture home', () => {
     const href = index.querySelector('table.projects a')!.getAttribute('href')!;
     const doc = await page(href);
     expect(doc.querySelector('h1')!.textContent).toBe('webapp');
-    expect(texts(doc, 'table.sessions td.title a').sort()).toEqual(
-      [
+    const titles = texts(doc, 'table.sessions td.title a');
+    expect(titles).toHaveLength(8); // Claude A, B, D, E; Codex L1, K1, K3; Amazon Q A
+    expect(titles).toEqual(
+      expect.arrayContaining([
         'Add rate limiting to login endpoint',
         'Fix login redirect',
         'Increase it to 60 minutes and update the comment.',
         'What does the `sessionTimeout` option in config/auth.ts do?',
-      ].sort(),
+      ]),
     );
   });
 
@@ -145,17 +170,15 @@ describe('reports and statistics in the built site', () => {
       expect(stats).toHaveProperty(key);
     }
     expect(stats.timeZone).toBe('Asia/Tokyo');
-    expect(Object.keys(stats.days)).toEqual(['2025-05-20', '2026-03-02', '2026-03-03', '2026-03-04', '2026-03-05']);
+    expect(Object.keys(stats.days)).toEqual([...CLAUDE_DAYS, ...Q_DAYS]);
     expect(stats.tokens.bySource['claude-code'].output).toBe(1355);
   });
 
   it('writes week pages and links days to their week', async () => {
-    expect((await fs.readdir(path.join(site.outDir, 'weeks'))).sort()).toEqual([
-      '2025-W21',
-      '2025-W21.md',
-      '2026-W10',
-      '2026-W10.md',
-    ]);
+    // ISO weeks: 2025-05-20 → W21; 03-02..05 → W10; 03-10, 12, 14 → W11; 03-20 → W12.
+    expect((await fs.readdir(path.join(site.outDir, 'weeks'))).sort()).toEqual(
+      ['2025-W21', '2026-W10', '2026-W11', '2026-W12'].flatMap((w) => [w, `${w}.md`]),
+    );
     const day = await page('days/2026-03-03');
     expect(day.querySelector('a[href="/weeks/2026-W10/"]')).not.toBeNull();
     expect(day.querySelector('a[href="/days/2026-03-03.md"]')).not.toBeNull();
@@ -175,8 +198,10 @@ describe('reports and statistics in the built site', () => {
     const figures = [...doc.querySelectorAll('figure.chart')];
     expect(figures.length).toBeGreaterThanOrEqual(5);
     const patterns = figures[0]!;
+    // Claude: simple C, E; single D; multi A, F; incomplete B. Codex: simple K6; single K3, K5, T1; multi K1;
+    // incomplete K2, L1. Amazon Q: simple B; multi A, D; incomplete C.
     expect(patterns.querySelector('svg')!.getAttribute('aria-label')).toBe(
-      'All sources: simple 2, single tool 1, multi tool 2, incomplete 1',
+      'All sources: simple 4, single tool 4, multi tool 5, incomplete 4',
     );
     expect(texts(patterns, 'table th')).toEqual(['simple', 'single tool', 'multi tool', 'incomplete']);
     expect(doc.querySelectorAll('script').length).toBe(0);
