@@ -1,7 +1,33 @@
 #!/usr/bin/env node
-// Thin launcher: the CLI is TypeScript, loaded through tsx so that no build step is needed.
-import { register } from 'tsx/esm/api';
+// Launcher: the bundled CLI (dist-cli/, made by `npm install`) when it is up to date with src/, else the
+// TypeScript sources through tsx.
+import { readdirSync, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
-register();
-const { main } = await import('../src/cli/main.ts');
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+function newestSource() {
+  let newest = 0;
+  for (const entry of readdirSync(`${root}src`, { recursive: true, withFileTypes: true })) {
+    if (entry.isFile()) newest = Math.max(newest, statSync(`${entry.parentPath}/${entry.name}`).mtimeMs);
+  }
+  return newest;
+}
+
+function bundleIsFresh() {
+  try {
+    return statSync(`${root}dist-cli/main.js`).mtimeMs >= newestSource();
+  } catch {
+    return false;
+  }
+}
+
+let main;
+if (process.env.AGENT_LOGBOOK_FROM_SOURCE !== '1' && bundleIsFresh()) {
+  ({ main } = await import('../dist-cli/main.js'));
+} else {
+  const { register } = await import('tsx/esm/api');
+  register();
+  ({ main } = await import('../src/cli/main.ts'));
+}
 process.exitCode = await main(process.argv.slice(2));

@@ -1,10 +1,17 @@
-import { promises as fs } from 'node:fs';
+import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 
 import { fileURLToPath } from 'node:url';
 
-/** The package root: where astro.config.mjs and src/pages live, wherever the CLI is run from. */
-export const PACKAGE_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/** The package root: where astro.config.mjs and src/pages live, from the sources or from the bundle. */
+export const PACKAGE_ROOT = findPackageRoot(path.dirname(fileURLToPath(import.meta.url)));
+
+function findPackageRoot(dir: string): string {
+  for (let at = dir; ; at = path.dirname(at)) {
+    if (existsSync(path.join(at, 'astro.config.mjs'))) return `${at}${path.sep}`;
+    if (path.dirname(at) === at) throw new Error(`astro.config.mjs not found above ${dir}`);
+  }
+}
 
 export interface BuildSiteOptions {
   dataDir: string;
@@ -17,7 +24,9 @@ export interface BuildSiteOptions {
 
 /** Builds the Astro site over a data directory. The site reads its inputs from the environment,
  * so astro.config.mjs and the content config stay free of CLI plumbing. */
-export async function buildSite(options: BuildSiteOptions): Promise<{ pages: number }> {
+export async function buildSite(options: BuildSiteOptions): Promise<{ pages: number; rendered: number }> {
+  const { prerender } = await import('../render/prerender.ts');
+  const { rendered } = await prerender(options.dataDir);
   process.env.AGENT_LOGBOOK_DATA = options.dataDir;
   process.env.AGENT_LOGBOOK_TZ = options.timeZone;
   process.env.AGENT_LOGBOOK_WEEK_START = options.weekStart ?? 'monday';
@@ -27,7 +36,7 @@ export async function buildSite(options: BuildSiteOptions): Promise<{ pages: num
   const { build } = await import('astro');
   await build({ root: PACKAGE_ROOT, outDir: options.outDir, logLevel: 'error' });
   await removeAstroLeftovers(options.outDir);
-  return { pages: await countPages(options.outDir) };
+  return { pages: await countPages(options.outDir), rendered };
 }
 
 /** Astro 5 leaves content-layer scratch files in an outDir outside the project (withastro/astro#14903).

@@ -1,7 +1,7 @@
+import { promises as fs } from 'node:fs';
 import type { SourceId } from '../model/message.ts';
 import { projectSlug } from '../model/project.ts';
 import type { HistoryPrompt, PromptRef, Session, SessionSummary } from '../model/session.ts';
-import { renderSession } from '../render/render-session.ts';
 import { SOURCES } from '../sources/index.ts';
 import type { Source, SourceContext } from '../sources/source.ts';
 import { sessionStats } from '../stats/session-stats.ts';
@@ -24,7 +24,10 @@ export interface SourceReport {
   label: string;
   looked: string[];
   found: string[];
+  /** Sessions read (new or changed) in this run. */
   sessions: number;
+  /** Sessions whose files had not changed: kept from the archive without reading. */
+  unchanged: number;
   prompts: number;
   warnings: number;
 }
@@ -51,6 +54,12 @@ export async function collect(options: CollectOptions): Promise<CollectReport> {
   /** Sessions a source produced in this run; every other archived session is gone from its source. */
   const seen = new Set<string>();
   const unavailable = new Set<string>();
+  const stamps = new Map<string, string>();
+  /** file → archived sessions read from it */
+  const sessionsByFile = new Map<string, string[]>();
+  for (const summary of previous.values()) {
+    for (const file of summary.files) sessionsByFile.set(file, [...(sessionsByFile.get(file) ?? []), summary.id]);
+  }
 
   for (const source of options.sources ?? SOURCES) {
     let sourceWarnings = 0;
@@ -60,6 +69,25 @@ export async function collect(options: CollectOptions): Promise<CollectReport> {
       options: options.sourceOptions,
       archived: new Set(previous.keys()),
       unavailable: (file) => unavailable.add(file),
+      stamp: async (file) => {
+        const current = await fileStamp(file);
+        if (current) stamps.set(file, current);
+      },
+      unchanged: async (files) => {
+        const ids = [...new Set(files.flatMap((f) => sessionsByFile.get(f) ?? []))].filter((id) =>
+          id.startsWith(`${source.id}/`),
+        );
+        if (ids.length === 0) return undefined;
+        const covered = new Set(ids.flatMap((id) => previous.get(id)!.files));
+        if (covered.size !== files.length || !files.every((f) => covered.has(f))) return undefined;
+        for (const id of ids) {
+          const recorded = previous.get(id)!.fileStamps ?? {};
+          for (const file of previous.get(id)!.files) {
+            if (!recorded[file] || recorded[file] !== (await fileStamp(file))) return undefined;
+          }
+        }
+        return ids.map((id) => id.slice(source.id.length + 1));
+      },
       loadArchived: async (sessionId) => {
         const summary = previous.get(`${source.id}/${sessionId}`);
         return summary ? (await data.readBody(summary.body))?.session : undefined;
@@ -76,6 +104,7 @@ export async function collect(options: CollectOptions): Promise<CollectReport> {
       label: source.label,
       ...location,
       sessions: 0,
+      unchanged: 0,
       prompts: 0,
       warnings: 0,
     };
@@ -83,6 +112,11 @@ export async function collect(options: CollectOptions): Promise<CollectReport> {
     const promptsBefore = prompts.size;
     if (location.found.length > 0) {
       for await (const item of source.read(location, ctx)) {
+        if (item.kind === 'unchanged') {
+          for (const sessionId of item.sessionIds) seen.add(`${source.id}/${sessionId}`);
+          report.unchanged += item.sessionIds.length;
+          continue;
+        }
         if (item.kind === 'prompt') {
           prompts.set(promptKey(item.prompt), item.prompt);
           report.prompts += 1;
@@ -92,8 +126,10 @@ export async function collect(options: CollectOptions): Promise<CollectReport> {
         const archived = previous.get(id);
         if (!item.session.partial) seen.add(id);
         if (item.session.partial && archived) continue; // the archive has the full session; keep it
-        renderSession(item.session);
         const summary = summarize(item.session, data.bodyPath(source.id, item.session.sessionId), now);
+        summary.fileStamps = Object.fromEntries(
+          summary.files.flatMap((f) => (stamps.has(f) ? [[f, stamps.get(f)!] as const] : [])),
+        );
         await data.writeBody({ version: 1, summary, session: item.session });
         summaries.set(id, summary);
         report.sessions += 1;
@@ -157,4 +193,19 @@ function summarize(session: Session, body: string, collectedAt: string): Session
 
 function promptKey(p: HistoryPrompt): string {
   return `${p.timestamp}\u0000${p.sessionId ?? ''}\u0000${p.text}`;
+}
+
+/** `size:mtimeMs` of a file (and of its SQLite `-wal`, where changes sit until a checkpoint), or undefined. */
+async function fileStamp(file: string): Promise<string | undefined> {
+  try {
+    const stat = await fs.stat(file);
+    let stamp = `${stat.size}:${stat.mtimeMs}`;
+    if (/\.(sqlite3?|db)$/.test(file)) {
+      const wal = await fs.stat(`${file}-wal`).catch(() => undefined);
+      if (wal) stamp += `:${wal.size}:${wal.mtimeMs}`;
+    }
+    return stamp;
+  } catch {
+    return undefined;
+  }
 }

@@ -1,19 +1,27 @@
-import type { NormalizedMessage } from '../model/message.ts';
+import type { MessageSegment, NormalizedMessage } from '../model/message.ts';
 import type { Session } from '../model/session.ts';
-import { renderMarkdown } from './markdown.ts';
 
-// Prompts stay plain text as typed; the model's prose is Markdown.
+// Prompts stay plain text as typed; the model's prose (answers, thinking, summaries) is Markdown.
 const MARKDOWN_KINDS = new Set(['response', 'compact_summary']);
 
-/** Adds sanitized HTML to every prose segment (prompts, answers, thinking, summaries). */
-export function renderSession(session: Session): void {
-  for (const m of session.messages) renderMessage(m);
-  for (const agent of session.subagents) for (const m of agent.messages) renderMessage(m);
+/** Every segment of a session whose text is rendered from Markdown. */
+export function* markdownSegments(session: Session): Generator<MessageSegment & { text: string }> {
+  const threads: NormalizedMessage[][] = [session.messages, ...session.subagents.map((s) => s.messages)];
+  for (const messages of threads) {
+    for (const m of messages) {
+      if (!MARKDOWN_KINDS.has(m.metadata?.kind ?? '')) continue;
+      for (const segment of m.segments) {
+        if (segment.type === 'text' && segment.text) yield segment as MessageSegment & { text: string };
+      }
+    }
+  }
 }
 
-function renderMessage(m: NormalizedMessage): void {
-  if (!MARKDOWN_KINDS.has(m.metadata?.kind ?? '')) return;
-  for (const segment of m.segments) {
-    if (segment.type === 'text' && segment.text) segment.html = renderMarkdown(segment.text);
-  }
+/** Sets `html` on every Markdown segment, from `lookup` (the render cache) or, on a miss, by rendering. */
+export function attachHtml(
+  session: Session,
+  lookup: (text: string) => string | undefined,
+  render: (text: string) => string,
+): void {
+  for (const segment of markdownSegments(session)) segment.html = lookup(segment.text) ?? render(segment.text);
 }

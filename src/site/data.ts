@@ -1,6 +1,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { SessionBody } from '../collect/data-dir.ts';
+import { renderMarkdown } from '../render/markdown.ts';
+import { RenderCache, renderKey } from '../render/render-cache.ts';
+import { attachHtml } from '../render/render-session.ts';
 import type { HistoryPrompt, SessionSummary } from '../model/session.ts';
 import { SOURCE_IDS } from '../model/message.ts';
 import type { WeekStart } from '../stats/calendar.ts';
@@ -49,9 +52,26 @@ export function loadHistoryPrompts(): HistoryPrompt[] {
   return SOURCE_IDS.flatMap((source) => readJson<HistoryPrompt[]>(path.join('prompts', `${source}.json`), []));
 }
 
-/** A session's full body: read when its page renders, never loaded into the content store. */
+let cache: RenderCache | null | undefined;
+
+function renderCache(): RenderCache | undefined {
+  if (cache === undefined) {
+    const root = dataDir();
+    try {
+      cache = root ? new RenderCache(root, { readonly: true }) : null;
+    } catch {
+      cache = null; // no cache yet (e.g. a build without `agent-logbook build`): render on demand
+    }
+  }
+  return cache ?? undefined;
+}
+
+/** A session's full body, its Markdown already rendered: read when its page renders, never loaded into the
+ * content store. HTML comes from the render cache the CLI fills before the build. */
 export function loadSessionBody(relative: string): SessionBody {
   const body = readJson<SessionBody | undefined>(relative, undefined);
   if (!body) throw new Error(`missing session body ${relative} in ${dataDir()}`);
+  const rendered = renderCache();
+  attachHtml(body.session, (text) => rendered?.get(renderKey(text)), renderMarkdown);
   return body;
 }

@@ -15,6 +15,11 @@ export interface SourceContext {
   /** Tells the collector a location could not be read this run (locked, corrupt): the sessions archived from it
    * are not to be taken as gone from their source. */
   unavailable?: (file: string) => void;
+  /** Notes a file's size and mtime before it is read, so the next run can tell whether it changed since. */
+  stamp?: (file: string) => Promise<void>;
+  /** The archived sessions built from exactly these files, when none of the files changed since; else undefined
+   * (read them). */
+  unchanged?: (files: string[]) => Promise<string[] | undefined>;
 }
 
 export interface SourceLocation {
@@ -24,7 +29,11 @@ export interface SourceLocation {
   found: string[];
 }
 
-export type SourceItem = { kind: 'session'; session: Session } | { kind: 'prompt'; prompt: HistoryPrompt };
+export type SourceItem =
+  | { kind: 'session'; session: Session }
+  | { kind: 'prompt'; prompt: HistoryPrompt }
+  /** Sessions whose files have not changed since the archive's copy was made: kept as they are. */
+  | { kind: 'unchanged'; sessionIds: string[] };
 
 /** One assistant's on-disk history: where it lives and how to read it into normalized sessions. */
 export interface Source {

@@ -57,7 +57,7 @@ async function readAll(ctx: SourceContext): Promise<{ sessions: Map<string, Sess
   const history: HistoryPrompt[] = [];
   for await (const item of codex.read(await codex.locate(ctx), ctx)) {
     if (item.kind === 'session') found.set(item.session.sessionId, item.session);
-    else history.push(item.prompt);
+    else if (item.kind === 'prompt') history.push(item.prompt);
   }
   return { sessions: found, prompts: history };
 }

@@ -42,6 +42,12 @@ async function* readClaude(location: SourceLocation, ctx: SourceContext): AsyncG
         files.legacyAgents.push(agent);
       }
       for (const files of bySession.values()) {
+        const paths = sessionFilePaths(files);
+        const unchanged = files.main ? await ctx.unchanged?.(paths) : undefined;
+        if (unchanged?.length === 1 && unchanged[0] === files.sessionId) {
+          yield { kind: 'unchanged', sessionIds: unchanged };
+          continue;
+        }
         const session = await readSession(files, ctx, (id) => known.has(id));
         if (session) yield { kind: 'session', session };
       }
@@ -53,12 +59,21 @@ async function* readClaude(location: SourceLocation, ctx: SourceContext): AsyncG
 }
 
 /** Reads one session: its main transcript plus every subagent transcript, into one Session. */
+function sessionFilePaths(files: SessionFiles): string[] {
+  return [
+    ...(files.main ? [files.main] : []),
+    ...files.legacyAgents.map((a) => a.file),
+    ...files.subagents.map((a) => a.file),
+  ];
+}
+
 export async function readSession(
   files: SessionFiles,
-  ctx: Pick<SourceContext, 'warn'>,
+  ctx: Pick<SourceContext, 'warn' | 'stamp'>,
   isKnownSession: (sessionId: string) => boolean = () => false,
 ): Promise<Session | undefined> {
   const sourceFiles: string[] = [];
+  for (const file of sessionFilePaths(files)) await ctx.stamp?.(file);
   let main: ThreadNormalizer | undefined;
   let mainComplete = false;
   if (files.main) {

@@ -42,6 +42,10 @@ interface RolloutNode {
   children: RolloutNode[];
 }
 
+function treeOf(node: RolloutNode): RolloutNode[] {
+  return [node, ...node.children.flatMap(treeOf)];
+}
+
 async function* readCodex(location: SourceLocation, ctx: SourceContext): AsyncGenerator<SourceItem> {
   const nodes: RolloutNode[] = [];
   const byId = new Map<string, RolloutNode>();
@@ -67,6 +71,13 @@ async function* readCodex(location: SourceLocation, ctx: SourceContext): AsyncGe
   const reader = new TreeReader(ctx.warn, known, threadNames);
   const cwdById = new Map<string, string>();
   for (const root of nodes.filter((n) => !n.parent)) {
+    const treeFiles = treeOf(root).map((n) => n.rollout.file);
+    const unchanged = await ctx.unchanged?.(treeFiles);
+    if (unchanged) {
+      yield { kind: 'unchanged', sessionIds: unchanged };
+      continue;
+    }
+    for (const file of treeFiles) await ctx.stamp?.(file);
     for (const session of await reader.read(root)) {
       cwdById.set(session.sessionId, session.cwd);
       yield { kind: 'session', session };

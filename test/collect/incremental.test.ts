@@ -1,0 +1,112 @@
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { collect } from '../../src/collect/collect.ts';
+import type { SessionSummary } from '../../src/model/session.ts';
+import { copyFixtureHome, SESSION, tempDir } from '../helpers/paths.ts';
+
+async function run(home: string, dataDir: string) {
+  return collect({ home, env: {}, dataDir, sourceOptions: { explicitHome: 'true' } });
+}
+
+/** What a collect produced, without what depends on when or how it ran. */
+async function snapshot(dataDir: string): Promise<Map<string, unknown>> {
+  const out = new Map<string, unknown>();
+  const summaries = JSON.parse(
+    await fs.readFile(path.join(dataDir, 'index', 'sessions.json'), 'utf8'),
+  ) as SessionSummary[];
+  for (const { collectedAt: _c, fileStamps: _f, ...summary } of summaries) {
+    const body = JSON.parse(await fs.readFile(path.join(dataDir, summary.body), 'utf8'));
+    delete body.summary;
+    out.set(summary.id, { summary, body });
+  }
+  return out;
+}
+
+describe('incremental collect', () => {
+  it('gives exactly what a cold collect gives after appends, truncation, replacement, deletion and touch', async () => {
+    const home = await copyFixtureHome();
+    const incremental = path.join(await tempDir('inc'), 'data');
+    const first = await run(home, incremental);
+    const webapp = path.join(home, '.claude', 'projects', '-home-alice-work-webapp');
+    const api = path.join(home, '.claude', 'projects', '-home-alice-work-api');
+
+    // Append a new exchange to E.
+    const e = path.join(webapp, `${SESSION.E}.jsonl`);
+    const last = JSON.parse((await fs.readFile(e, 'utf8')).trim().split('\n').pop()!);
+    const more = [
+      {
+        ...last,
+        type: 'user',
+        uuid: 'inc-u1',
+        parentUuid: last.uuid,
+        timestamp: '2026-03-05T08:10:00.000Z',
+        message: { role: 'user', content: 'One more question.' },
+      },
+      {
+        ...last,
+        uuid: 'inc-a1',
+        parentUuid: 'inc-u1',
+        timestamp: '2026-03-05T08:10:05.000Z',
+        message: { ...last.message, id: 'msg_inc_1', content: [{ type: 'text', text: 'One more answer.' }] },
+      },
+    ];
+    await fs.appendFile(e, `${more.map((r) => JSON.stringify(r)).join('\n')}\n`);
+    // Truncate D to its first 4 lines (a rewritten file).
+    const d = path.join(webapp, `${SESSION.D}.jsonl`);
+    await fs.writeFile(d, `${(await fs.readFile(d, 'utf8')).split('\n').slice(0, 4).join('\n')}\n`);
+    // Replace F by a rewritten copy (a new file renamed over it, as editors and sync tools do).
+    const f = path.join(api, `${SESSION.F}.jsonl`);
+    const rewritten = (await fs.readFile(f))
+      .toString('latin1')
+      .replace('List the API endpoints', 'List the API routes');
+    await fs.writeFile(`${f}.new`, Buffer.from(rewritten, 'latin1'));
+    await fs.rename(`${f}.new`, f);
+    // Delete A (and its subagent); touch B without changing it.
+    await fs.rm(path.join(webapp, `${SESSION.A}.jsonl`));
+    await fs.rm(path.join(webapp, SESSION.A), { recursive: true });
+    const b = path.join(webapp, `${SESSION.B}.jsonl`);
+    const later = new Date(Date.now() + 60_000);
+    await fs.utimes(b, later, later);
+
+    const second = await run(home, incremental);
+    const claude = second.sources.find((s) => s.id === 'claude-code')!;
+    // Read: E (grew), D (truncated), F (replaced), B (touched); C untouched; A gone.
+    expect(claude.sessions).toBe(4);
+    expect(claude.unchanged).toBe(1);
+    expect(first.sources.find((s) => s.id === 'codex')!.sessions).toBe(7);
+    expect(second.sources.find((s) => s.id === 'codex')!.unchanged).toBe(7);
+
+    const cold = path.join(await tempDir('cold'), 'data');
+    await run(home, cold);
+    const got = await snapshot(incremental);
+    const want = await snapshot(cold);
+    // The deleted session stays in the archive, marked as gone from its source; nothing else differs.
+    const archived = got.get(`claude-code/${SESSION.A}`) as { summary: SessionSummary };
+    expect(archived.summary.sourcePresent).toBe(false);
+    got.delete(`claude-code/${SESSION.A}`);
+    expect([...got.keys()].sort()).toEqual([...want.keys()].sort());
+    for (const [id, value] of want) expect(got.get(id), id).toEqual(value);
+    // The appended exchange and the rewritten prompt are there.
+    expect((want.get(`claude-code/${SESSION.F}`) as { summary: SessionSummary }).summary.title).toMatch(
+      /^List the API routes/,
+    );
+    const eBody = want.get(`claude-code/${SESSION.E}`) as { summary: SessionSummary };
+    expect(eBody.summary.stats.prompts).toBe(2);
+  });
+
+  it('re-reads nothing when nothing changed', async () => {
+    const home = await copyFixtureHome();
+    const data = path.join(await tempDir('inc'), 'data');
+    await run(home, data);
+    const before = await snapshot(data);
+    const again = await run(home, data);
+    expect(again.sources.map((s) => [s.id, s.sessions])).toEqual([
+      ['claude-code', 0],
+      ['codex', 0],
+      ['amazon-q', 0],
+    ]);
+    expect(again.sources.map((s) => s.unchanged)).toEqual([6, 7, 4]);
+    expect(await snapshot(data)).toEqual(before);
+  });
+});
