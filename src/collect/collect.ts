@@ -1,5 +1,6 @@
 import { promises as fs } from 'node:fs';
 import type { SourceId } from '../model/message.ts';
+import { pageStarts } from '../model/paging.ts';
 import { projectSlug } from '../model/project.ts';
 import type { HistoryPrompt, PromptRef, Session, SessionSummary } from '../model/session.ts';
 import { SOURCES } from '../sources/index.ts';
@@ -169,6 +170,7 @@ function summarize(session: Session, body: string, collectedAt: string): Session
         text: text.length > PROMPT_PREVIEW ? `${text.slice(0, PROMPT_PREVIEW)}…` : text,
       };
     });
+  const starts = pageStarts(session.messages);
   return {
     id: `${session.source}/${session.sessionId}`,
     source: session.source,
@@ -188,6 +190,7 @@ function summarize(session: Session, body: string, collectedAt: string): Session
     stats: sessionStats(session),
     prompts,
     body,
+    ...(starts.length > 1 ? { pageStarts: starts } : {}),
   };
 }
 

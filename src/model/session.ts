@@ -93,6 +93,8 @@ export interface SessionSummary {
   prompts: PromptRef[];
   /** Path of the message body, relative to the data directory. */
   body: string;
+  /** Main-thread message index where each page of the session page starts (absent: one page). */
+  pageStarts?: number[];
 }
 
 /** A prompt from a prompt-history file (Claude `history.jsonl`, Codex `history.jsonl`). */

@@ -29,6 +29,8 @@ export type ViewItem =
       timestamp: string;
       estimated: boolean;
       call: ToolCall;
+      /** Characters of the input cut for the page (the data keeps everything). */
+      inputTruncated?: number;
       headline: string;
       usage?: TokenUsage;
       result?: ResultView;
@@ -164,10 +166,15 @@ export function buildThreadView(messages: NormalizedMessage[], subagents: Subage
       if (resultMessage) linkedResults.add(resultMessage.id);
       const agents = subagentsByCall.get(m.tool_call.call_id) ?? [];
       agents.forEach((a) => nestedAgents.add(a));
+      const input = m.tool_call.arguments ?? '';
       show({
         kind: 'tool',
         ...base(m),
-        call: m.tool_call,
+        call:
+          input.length > OUTPUT_PREVIEW_CHARS
+            ? { ...m.tool_call, arguments: input.slice(0, OUTPUT_PREVIEW_CHARS) }
+            : m.tool_call,
+        inputTruncated: Math.max(0, input.length - OUTPUT_PREVIEW_CHARS),
         headline: toolHeadline(m.tool_call),
         usage: m.metadata?.usage,
         result: resultMessage ? resultView(resultMessage) : undefined,
@@ -309,4 +316,19 @@ function threadView(agent: SubagentThread): ThreadView {
 
 export function buildSessionView(session: Session): ViewItem[] {
   return buildThreadView(session.messages, session.subagents);
+}
+
+/** One page of a long session: its slice of the main thread, with the subagents its calls spawned (and, on the
+ * last page, those whose spawning call is unknown). */
+export function buildSessionPage(session: Session, starts: number[], page: number): ViewItem[] {
+  if (starts.length <= 1) return buildSessionView(session);
+  const from = starts[page - 1] ?? 0;
+  const to = starts[page] ?? session.messages.length;
+  const messages = session.messages.slice(from, to);
+  const calls = new Set(
+    messages.flatMap((m) => (m.source_type === 'tool_call' && m.tool_call ? [m.tool_call.call_id] : [])),
+  );
+  const last = page === starts.length;
+  const subagents = session.subagents.filter((a) => (a.parentCallId ? calls.has(a.parentCallId) : last));
+  return buildThreadView(messages, subagents);
 }

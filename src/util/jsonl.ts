@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { createReadStream } from 'node:fs';
 import type { WarningSink } from './warnings.ts';
 
@@ -21,8 +22,6 @@ export interface JsonlOptions {
 }
 
 const NEWLINE = 0x0a;
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
-const lenientUtf8 = new TextDecoder('utf-8', { fatal: false });
 const LONE_SURROGATE_ESCAPE = /\\u[dD][89a-fA-F][0-9a-fA-F]{2}/;
 
 /**
@@ -64,11 +63,9 @@ export async function* readJsonlChunks(
       body = body.subarray(3);
     }
     if (body.length === 0 || isBlank(body)) return undefined;
-    let text: string;
-    try {
-      text = strictUtf8.decode(body);
-    } catch {
-      text = lenientUtf8.decode(body);
+    // Decoding replaces invalid bytes with U+FFFD; only then is the (slower) validity check needed.
+    const text = body.toString('utf8');
+    if (text.includes('\uFFFD') && !isUtf8(body)) {
       warn({ file, line: lineNo, message: 'invalid UTF-8, replaced with U+FFFD' });
     }
     let value: unknown;
