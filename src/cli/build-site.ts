@@ -34,7 +34,14 @@ export async function buildSite(options: BuildSiteOptions): Promise<{ pages: num
   process.env.AGENT_LOGBOOK_UNTIL = options.until ?? '';
   process.env.ASTRO_TELEMETRY_DISABLED = '1';
   const { build } = await import('astro');
-  await build({ root: PACKAGE_ROOT, outDir: options.outDir, logLevel: 'error' });
+  // Astro's content store lives with the data it was made from, so two builds over different data (two users,
+  // parallel tests) never read each other's.
+  await build({
+    root: PACKAGE_ROOT,
+    outDir: options.outDir,
+    cacheDir: path.join(options.dataDir, 'cache', 'astro'),
+    logLevel: 'error',
+  });
   await removeAstroLeftovers(options.outDir);
   return { pages: await countPages(options.outDir), rendered };
 }
