@@ -2,6 +2,7 @@ import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 
 import { fileURLToPath } from 'node:url';
+import type { ShareSettings } from '../site/share-mode.ts';
 
 /** The package root: where astro.config.mjs and src/pages live, from the sources or from the bundle. */
 export const PACKAGE_ROOT = findPackageRoot(path.dirname(fileURLToPath(import.meta.url)));
@@ -20,6 +21,8 @@ export interface BuildSiteOptions {
   weekStart?: 'monday' | 'sunday';
   since?: string;
   until?: string;
+  /** A share build: everything redacted and anonymized. */
+  share?: ShareSettings;
 }
 
 /** Builds the Astro site over a data directory. The site reads its inputs from the environment,
@@ -32,6 +35,7 @@ export async function buildSite(options: BuildSiteOptions): Promise<{ pages: num
   process.env.AGENT_LOGBOOK_WEEK_START = options.weekStart ?? 'monday';
   process.env.AGENT_LOGBOOK_SINCE = options.since ?? '';
   process.env.AGENT_LOGBOOK_UNTIL = options.until ?? '';
+  process.env.AGENT_LOGBOOK_SHARE = options.share ? JSON.stringify(options.share) : '';
   process.env.ASTRO_TELEMETRY_DISABLED = '1';
   const { build } = await import('astro');
   // Astro's content store lives with the data it was made from, so two builds over different data (two users,
@@ -39,7 +43,8 @@ export async function buildSite(options: BuildSiteOptions): Promise<{ pages: num
   await build({
     root: PACKAGE_ROOT,
     outDir: options.outDir,
-    cacheDir: path.join(options.dataDir, 'cache', 'astro'),
+    // A share build keeps its own store: the personal build's store holds unredacted summaries.
+    cacheDir: path.join(options.dataDir, 'cache', options.share ? 'astro-share' : 'astro'),
     logLevel: 'error',
   });
   await removeAstroLeftovers(options.outDir);

@@ -2,7 +2,9 @@ import path from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { collect, type CollectReport } from '../collect/collect.ts';
 import { formatWarning } from '../util/warnings.ts';
+import os from 'node:os';
 import { buildSite } from './build-site.ts';
+import { parseOmit, shareSettingsFor, shareToFile } from './share.ts';
 import {
   addCalendarOptions,
   addSourceOptions,
@@ -15,6 +17,25 @@ import {
   type ResolvedSources,
   type SourceFlags,
 } from './options.ts';
+
+interface BuildFlags {
+  out: string;
+  since?: string;
+  until?: string;
+  share?: boolean;
+  sessions?: string;
+  omit?: string;
+  verbose?: boolean;
+}
+
+function splitList(value: string | undefined): string[] | undefined {
+  return value
+    ? value
+        .split(',')
+        .map((v) => v.trim())
+        .filter(Boolean)
+    : undefined;
+}
 
 export interface CliIo {
   cwd: string;
@@ -55,27 +76,69 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
     .option('--out <dir>', 'where to write the site', 'dist')
     .option('--since <day>', 'build only days from this one on (YYYY-MM-DD)', parseDay)
     .option('--until <day>', 'build only days up to this one (YYYY-MM-DD)', parseDay)
+    .option('--share', 'a site to hand to others: secrets redacted, home paths, user, host and e-mails anonymized')
+    .option('--sessions <ids>', 'with --share: only these sessions (comma-separated <source>/<id> or ids)')
+    .option('--omit <parts>', 'with --share: leave out thinking, tool-output and/or tool-input (comma-separated)')
     .option('-v, --verbose', 'list every warning')
+    .action(async (flags: SourceFlags & CalendarFlags & BuildFlags) => {
+      if ((flags.sessions || flags.omit) && !flags.share) throw new UsageError('--sessions and --omit go with --share');
+      const omit = parseOmit(flags.omit);
+      const resolved = resolveSources(flags, io.env, io.cwd);
+      await runCollect(resolved, io, flags.verbose);
+      const share = flags.share
+        ? await shareSettingsFor(resolved.dataDir, os.homedir(), { sessions: splitList(flags.sessions), omit })
+        : undefined;
+      const outDir = path.resolve(io.cwd, flags.out);
+      const started = Date.now();
+      const result = await buildSite({
+        dataDir: resolved.dataDir,
+        outDir,
+        timeZone: flags.tz,
+        weekStart: flags.weekStart,
+        since: flags.since,
+        until: flags.until,
+        share,
+      });
+      const seconds = ((Date.now() - started) / 1000).toFixed(1);
+      io.stderr(
+        `Site: ${result.pages} pages in ${relativeIfInside(io.cwd, outDir)}/ (${seconds}s, days in ${flags.tz}).\n` +
+          `Open it with: npx agent-logbook serve --out ${relativeIfInside(io.cwd, outDir)}\n`,
+      );
+    });
+
+  addCalendarOptions(
+    addSourceOptions(
+      program
+        .command('share')
+        .argument('<session>', 'the session: <source>/<session-id>, or its id')
+        .description('write one session as a self-contained, redacted and anonymized HTML file'),
+    ),
+  )
+    .option('--out <file>', 'the file to write (default: <source>-<id>.html)')
+    .option('--omit <parts>', 'leave out thinking, tool-output and/or tool-input (comma-separated)')
+    .option('--no-collect', 'share from the data directory as it is, without reading the sources')
     .action(
-      async (
-        flags: SourceFlags & CalendarFlags & { out: string; since?: string; until?: string; verbose?: boolean },
-      ) => {
+      async (key: string, flags: SourceFlags & CalendarFlags & { out?: string; omit?: string; collect: boolean }) => {
+        const omit = parseOmit(flags.omit);
         const resolved = resolveSources(flags, io.env, io.cwd);
-        await runCollect(resolved, io, flags.verbose);
-        const outDir = path.resolve(io.cwd, flags.out);
-        const started = Date.now();
-        const result = await buildSite({
-          dataDir: resolved.dataDir,
-          outDir,
-          timeZone: flags.tz,
-          weekStart: flags.weekStart,
-          since: flags.since,
-          until: flags.until,
+        if (flags.collect) await runCollect(resolved, io, false);
+        const settings = await shareSettingsFor(resolved.dataDir, os.homedir(), {
+          sessions: [key],
+          omit,
+          single: true,
         });
-        const seconds = ((Date.now() - started) / 1000).toFixed(1);
+        const chosen = settings.sessions![0]!;
+        const outFile = path.resolve(io.cwd, flags.out ?? `${chosen.replace('/', '-')}.html`);
+        const { bytes } = await shareToFile({
+          dataDir: resolved.dataDir,
+          key: chosen,
+          outFile,
+          timeZone: flags.tz,
+          settings,
+        });
         io.stderr(
-          `Site: ${result.pages} pages in ${relativeIfInside(io.cwd, outDir)}/ (${seconds}s, days in ${flags.tz}).\n` +
-            `Open it with: npx agent-logbook serve --out ${relativeIfInside(io.cwd, outDir)}\n`,
+          `Shared ${chosen}: ${relativeIfInside(io.cwd, outFile)} (${Math.ceil(bytes / 1024)} KB; secrets redacted, ` +
+            `paths anonymized${omit.length ? `, without ${omit.join(', ')}` : ''}).\n`,
         );
       },
     );

@@ -4,7 +4,7 @@ import { computeStats, type StatsJson } from '../stats/aggregate.ts';
 import { weekOf, type WeekStart } from '../stats/calendar.ts';
 import { buildDayIndexes, buildProjectIndexes, type DayIndex, type ProjectIndex } from '../stats/indexes.ts';
 import { weeksWithActivity } from '../report/reports.ts';
-import { siteOptions } from './data.ts';
+import { dataDir, siteOptions } from './data.ts';
 
 /** The site-wide indexes, computed once per build from the content collections. */
 export interface SiteIndexes {
@@ -17,10 +17,13 @@ export interface SiteIndexes {
   stats: StatsJson;
 }
 
-let cached: Promise<SiteIndexes> | undefined;
+// Keyed by the build's inputs: Node keeps a bundled module loaded across builds in one process.
+let cached: { key: string; value: Promise<SiteIndexes> } | undefined;
 
 export function siteIndexes(): Promise<SiteIndexes> {
-  cached ??= (async () => {
+  const key = JSON.stringify([dataDir(), siteOptions(), process.env.AGENT_LOGBOOK_SHARE ?? '']);
+  if (cached?.key === key) return cached.value;
+  const value = (async () => {
     const { timeZone, weekStart, since, until } = siteOptions();
     const allSessions = (await getCollection('sessions')).map((e) => e.data as unknown as SessionSummary);
     const history = (await getCollection('prompts')).map((e) => e.data as unknown as HistoryPrompt);
@@ -39,5 +42,6 @@ export function siteIndexes(): Promise<SiteIndexes> {
       stats: computeStats(sessions, days, timeZone),
     };
   })();
-  return cached;
+  cached = { key, value };
+  return value;
 }

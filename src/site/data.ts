@@ -4,6 +4,7 @@ import type { SessionBody } from '../collect/data-dir.ts';
 import { renderMarkdown } from '../render/markdown.ts';
 import { RenderCache, renderKey } from '../render/render-cache.ts';
 import { attachHtml } from '../render/render-session.ts';
+import { shareBody, shareHistory, shareSettings, shareSummaries } from './share-mode.ts';
 import type { HistoryPrompt, SessionSummary } from '../model/session.ts';
 import { SOURCE_IDS } from '../model/message.ts';
 import type { WeekStart } from '../stats/calendar.ts';
@@ -45,25 +46,34 @@ function readJson<T>(relative: string, fallback: T): T {
 }
 
 export function loadSummaries(): SessionSummary[] {
-  return readJson<SessionSummary[]>(path.join('index', 'sessions.json'), []);
+  const summaries = readJson<SessionSummary[]>(path.join('index', 'sessions.json'), []);
+  const share = shareSettings();
+  // In a share build nothing unredacted reaches Astro's content store, let alone a page.
+  return share ? shareSummaries(share, summaries) : summaries;
 }
 
 export function loadHistoryPrompts(): HistoryPrompt[] {
-  return SOURCE_IDS.flatMap((source) => readJson<HistoryPrompt[]>(path.join('prompts', `${source}.json`), []));
+  const history = SOURCE_IDS.flatMap((source) => readJson<HistoryPrompt[]>(path.join('prompts', `${source}.json`), []));
+  const share = shareSettings();
+  return share ? shareHistory(share, history) : history;
 }
 
-let cache: RenderCache | null | undefined;
+let cache: { root: string | undefined; value: RenderCache | undefined } | undefined;
 
 function renderCache(): RenderCache | undefined {
-  if (cache === undefined) {
-    const root = dataDir();
+  const root = dataDir();
+  if (cache?.root !== root) {
+    cache?.value?.close();
+    let value: RenderCache | undefined;
     try {
-      cache = root ? new RenderCache(root, { readonly: true }) : null;
+      value = root ? new RenderCache(root, { readonly: true }) : undefined;
     } catch {
-      cache = null; // no cache yet (e.g. a build without `agent-logbook build`): render on demand
+      value = undefined; // no cache yet (e.g. a build without `agent-logbook build`): render on demand
     }
+    cache = { root, value };
+    return value;
   }
-  return cache ?? undefined;
+  return cache?.value;
 }
 
 /** A session's full body, its Markdown already rendered: read when its page renders, never loaded into the
@@ -73,5 +83,7 @@ export function loadSessionBody(relative: string): SessionBody {
   if (!body) throw new Error(`missing session body ${relative} in ${dataDir()}`);
   const rendered = renderCache();
   attachHtml(body.session, (text) => rendered?.get(renderKey(text)), renderMarkdown);
+  const share = shareSettings();
+  if (share) body.session = shareBody(share, body.session);
   return body;
 }

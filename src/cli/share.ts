@@ -1,0 +1,86 @@
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { DataDir } from '../collect/data-dir.ts';
+import { SOURCE_IDS } from '../model/message.ts';
+import { OMIT_PARTS, type OmitPart } from '../render/share.ts';
+import { homesIn, type ShareSettings } from '../site/share-mode.ts';
+import { buildSite } from './build-site.ts';
+import { UsageError } from './options.ts';
+
+export function parseOmit(value: string | undefined): OmitPart[] {
+  if (!value) return [];
+  const parts = value
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
+  for (const part of parts) {
+    if (!OMIT_PARTS.includes(part as OmitPart)) {
+      throw new UsageError(`--omit takes ${OMIT_PARTS.join(', ')} (comma-separated), not "${part}"`);
+    }
+  }
+  return parts as OmitPart[];
+}
+
+/** Share settings for this machine and archive: the user's home, name and host, and every other home the
+ * archive's working directories mention. `sessions` may name `<source>/<id>` or a bare id. */
+export async function shareSettingsFor(
+  dataDir: string,
+  home: string,
+  options: { sessions?: string[]; omit: OmitPart[]; single?: boolean },
+): Promise<ShareSettings> {
+  const data = new DataDir(dataDir);
+  const summaries = await data.readSummaries();
+  const history = (await Promise.all(SOURCE_IDS.map((s) => data.readPrompts(s)))).flat();
+  let sessions: string[] | undefined;
+  if (options.sessions) {
+    sessions = options.sessions.map((wanted) => {
+      const match = summaries.find((s) => s.id === wanted || s.sessionId === wanted);
+      if (!match) throw new UsageError(`no session "${wanted}" in ${dataDir} (give <source>/<session-id> or an id)`);
+      return match.id;
+    });
+  }
+  return {
+    sessions,
+    omit: options.omit,
+    home,
+    userName: os.userInfo().username,
+    hostName: os.hostname(),
+    extraHomes: homesIn([...summaries.map((s) => s.cwd), ...history.flatMap((p) => p.project ?? [])]),
+    single: options.single,
+  };
+}
+
+/**
+ * One session as one self-contained HTML file: built as a single-page share site, then its stylesheet inlined.
+ * The file makes no requests and runs no script.
+ */
+export async function shareToFile(options: {
+  dataDir: string;
+  key: string;
+  outFile: string;
+  timeZone: string;
+  settings: ShareSettings;
+}): Promise<{ bytes: number }> {
+  const [source, id] = options.settings.sessions![0]!.split('/') as [string, string];
+  const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'agent-logbook-share-'));
+  try {
+    await buildSite({ dataDir: options.dataDir, outDir: tmp, timeZone: options.timeZone, share: options.settings });
+    let html = await fs.readFile(path.join(tmp, 'sessions', source, id, 'index.html'), 'utf8');
+    const links = [...html.matchAll(/<link rel="stylesheet" href="([^"]+)"[^>]*>/g)];
+    for (const [tag, href] of links) {
+      const css = await fs.readFile(path.join(tmp, href!.replace(/^\//, '')), 'utf8');
+      html = html.replace(tag, () => `<style>${css.replace(/<\/style/gi, '<\\/style')}</style>`);
+    }
+    // Inline styles are the only thing this file needs; scripts, requests and frames stay forbidden.
+    html = html.replace(
+      /<meta http-equiv="Content-Security-Policy" content="[^"]*"/,
+      `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"`,
+    );
+    await fs.mkdir(path.dirname(options.outFile), { recursive: true });
+    await fs.writeFile(options.outFile, html);
+    return { bytes: Buffer.byteLength(html) };
+  } finally {
+    await fs.rm(tmp, { recursive: true, force: true });
+  }
+}
