@@ -145,6 +145,14 @@ async function main(): Promise<void> {
     const build = () => runNode(CLI, ['build', '--home', corpus, '--data', data, '--out', out, '--tz', 'UTC']);
     results.push(await measure('full site build', () => fs.rm(out, { recursive: true, force: true }), build));
     results.push(await measure('rebuild after one-file change', grow, build));
+    const shareOut = path.join(work, 'share');
+    results.push(
+      await measure(
+        'share build (redacted, anonymized)',
+        () => fs.rm(shareOut, { recursive: true, force: true }),
+        () => runNode(CLI, ['build', '--share', '--home', corpus, '--data', data, '--out', shareOut, '--tz', 'UTC']),
+      ),
+    );
   }
   let ccusage;
   if (!args['skip-ccusage']) {
