@@ -7,6 +7,8 @@ await build({
   entryPoints: { main: 'src/cli/main.ts', 'prerender-worker': 'src/render/render-worker.ts' },
   outdir: 'dist-cli',
   bundle: true,
+  splitting: true,
+  chunkNames: 'chunks/[name]-[hash]',
   platform: 'node',
   format: 'esm',
   target: 'node20',

@@ -4,7 +4,6 @@ import { collect, type CollectReport } from '../collect/collect.ts';
 import { formatWarning } from '../util/warnings.ts';
 import os from 'node:os';
 import { buildSite } from './build-site.ts';
-import { parseOmit, shareSettingsFor, shareToFile } from './share.ts';
 import {
   addCalendarOptions,
   addSourceOptions,
@@ -82,11 +81,13 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
     .option('-v, --verbose', 'list every warning')
     .action(async (flags: SourceFlags & CalendarFlags & BuildFlags) => {
       if ((flags.sessions || flags.omit) && !flags.share) throw new UsageError('--sessions and --omit go with --share');
-      const omit = parseOmit(flags.omit);
       const resolved = resolveSources(flags, io.env, io.cwd);
+      // Sharing loads the sanitizer (jsdom): only when asked for, so a plain build starts fast.
+      const sharing = flags.share ? await import('./share.ts') : undefined;
+      const omit = sharing?.parseOmit(flags.omit) ?? [];
       await runCollect(resolved, io, flags.verbose);
-      const share = flags.share
-        ? await shareSettingsFor(resolved.dataDir, os.homedir(), { sessions: splitList(flags.sessions), omit })
+      const share = sharing
+        ? await sharing.shareSettingsFor(resolved.dataDir, os.homedir(), { sessions: splitList(flags.sessions), omit })
         : undefined;
       const outDir = path.resolve(io.cwd, flags.out);
       const started = Date.now();
@@ -119,6 +120,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
     .option('--no-collect', 'share from the data directory as it is, without reading the sources')
     .action(
       async (key: string, flags: SourceFlags & CalendarFlags & { out?: string; omit?: string; collect: boolean }) => {
+        const { parseOmit, shareSettingsFor, shareToFile } = await import('./share.ts');
         const omit = parseOmit(flags.omit);
         const resolved = resolveSources(flags, io.env, io.cwd);
         if (flags.collect) await runCollect(resolved, io, false);

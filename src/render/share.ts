@@ -145,10 +145,11 @@ function shareSegment(s: MessageSegment, c: Cleaner, omitThinking: boolean): Mes
     return out;
   }
   if (s.text !== undefined) out.text = c.text(s.text);
-  // Rendered again from the redacted text: the HTML is never edited.
+  // Rendered again from the redacted text: the HTML is never edited. Text that redaction left as it was
+  // keeps the HTML it already had (rendering costs far more than redacting).
   if (s.html !== undefined) {
-    if (out.text !== undefined) out.html = renderShared(out.text);
-    else delete out.html;
+    if (out.text === undefined) delete out.html;
+    else if (out.text !== s.text) out.html = renderShared(out.text);
   }
   if (s.annotations) out.annotations = c.json(s.annotations) as unknown[];
   if (s.media) {

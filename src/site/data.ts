@@ -59,6 +59,7 @@ export function loadHistoryPrompts(): HistoryPrompt[] {
 }
 
 let cache: { root: string | undefined; value: RenderCache | undefined } | undefined;
+let lastBody: { key: string; body: SessionBody } | undefined;
 
 function renderCache(): RenderCache | undefined {
   const root = dataDir();
@@ -79,11 +80,15 @@ function renderCache(): RenderCache | undefined {
 /** A session's full body, its Markdown already rendered: read when its page renders, never loaded into the
  * content store. HTML comes from the render cache the CLI fills before the build. */
 export function loadSessionBody(relative: string): SessionBody {
+  // The pages of a long session are built one after another: parse its body once for all of them.
+  const key = `${dataDir()}\u0000${process.env.AGENT_LOGBOOK_SHARE ?? ''}\u0000${relative}`;
+  if (lastBody?.key === key) return lastBody.body;
   const body = readJson<SessionBody | undefined>(relative, undefined);
   if (!body) throw new Error(`missing session body ${relative} in ${dataDir()}`);
   const rendered = renderCache();
   attachHtml(body.session, (text) => rendered?.get(renderKey(text)), renderMarkdown);
   const share = shareSettings();
   if (share) body.session = shareBody(share, body.session);
+  lastBody = { key, body };
   return body;
 }
