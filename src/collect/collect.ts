@@ -147,12 +147,17 @@ export async function collect(options: CollectOptions): Promise<CollectReport> {
   }
 
   let archivedOnly = 0;
+  let changed = reports.some((r) => r.sessions > 0) || summaries.size !== previous.size;
   for (const summary of summaries.values()) {
-    if (!seen.has(summary.id) && summary.files.some((f) => unavailable.has(f))) continue; // unknown this run
-    summary.sourcePresent = seen.has(summary.id);
+    const unknown = !seen.has(summary.id) && summary.files.some((f) => unavailable.has(f)); // unreadable this run
+    if (!unknown && summary.sourcePresent !== seen.has(summary.id)) {
+      summary.sourcePresent = seen.has(summary.id);
+      changed = true;
+    }
     if (!summary.sourcePresent) archivedOnly += 1;
   }
-  await data.writeSummaries([...summaries.values()]);
+  // Nothing read, nothing gone: the index on disk is already right (the common case of a frequent collect).
+  if (changed) await data.writeSummaries([...summaries.values()]);
   return { sources: reports, totalSessions: summaries.size, archivedOnly, warnings };
 }
 
