@@ -37,7 +37,12 @@ export async function buildSite(options: BuildSiteOptions): Promise<{ pages: num
   process.env.AGENT_LOGBOOK_UNTIL = options.until ?? '';
   process.env.AGENT_LOGBOOK_SHARE = options.share ? JSON.stringify(options.share) : '';
   process.env.ASTRO_TELEMETRY_DISABLED = '1';
+  process.env.NODE_ENV = 'production';
   const { build } = await import('astro');
+  // Vite resolves the site's dependencies from the working directory: build from the package, wherever the
+  // command was run (all paths are absolute by now).
+  const cwd = process.cwd();
+  process.chdir(PACKAGE_ROOT);
   // Astro's content store lives with the data it was made from, so two builds over different data (two users,
   // parallel tests) never read each other's.
   await build({
@@ -46,7 +51,7 @@ export async function buildSite(options: BuildSiteOptions): Promise<{ pages: num
     // A share build keeps its own store: the personal build's store holds unredacted summaries.
     cacheDir: path.join(options.dataDir, 'cache', options.share ? 'astro-share' : 'astro'),
     logLevel: 'error',
-  });
+  }).finally(() => process.chdir(cwd));
   await removeAstroLeftovers(options.outDir);
   return { pages: await countPages(options.outDir), rendered };
 }
