@@ -51,7 +51,6 @@ export class ThreadNormalizer {
   cwd?: string;
   gitBranch?: string;
   cliVersion?: string;
-  readonly models = new Set<string>();
   /** Inline sidechain records (1.x), grouped by the root of their chain. */
   readonly sidechains = new Map<string, ThreadNormalizer>();
   /** Sessions whose records were copied into this file by a resume. */
@@ -303,7 +302,6 @@ export class ThreadNormalizer {
     const msg = record.message ?? {};
     const responseId = msg.id ?? record.uuid ?? `line-${line}`;
     const synthetic = msg.model === '<synthetic>' || record.isApiErrorMessage === true;
-    if (msg.model && !synthetic) this.models.add(msg.model);
     if (msg.usage && !synthetic) this.recordUsage(responseId, msg.usage);
     const blocks: ClaudeContentBlock[] =
       typeof msg.content === 'string'
