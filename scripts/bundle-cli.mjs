@@ -4,7 +4,11 @@
 import { build } from 'esbuild';
 
 await build({
-  entryPoints: { main: 'src/cli/main.ts', 'prerender-worker': 'src/render/render-worker.ts' },
+  entryPoints: {
+    main: 'src/cli/main.ts',
+    'prerender-worker': 'src/render/render-worker.ts',
+    'claude-session-worker': 'src/sources/claude-code/session-worker.ts',
+  },
   outdir: 'dist-cli',
   bundle: true,
   splitting: true,

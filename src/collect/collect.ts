@@ -1,13 +1,11 @@
 import { promises as fs } from 'node:fs';
 import type { SourceId } from '../model/message.ts';
-import { pageStarts } from '../model/paging.ts';
-import { projectSlug } from '../model/project.ts';
-import type { HistoryPrompt, PromptRef, Session, SessionSummary } from '../model/session.ts';
+import type { HistoryPrompt, SessionSummary } from '../model/session.ts';
 import { SOURCES } from '../sources/index.ts';
 import type { Source, SourceContext } from '../sources/source.ts';
-import { sessionStats } from '../stats/session-stats.ts';
 import type { CollectWarning } from '../util/warnings.ts';
 import { DataDir } from './data-dir.ts';
+import { summarize } from './summarize.ts';
 
 export interface CollectOptions {
   home: string;
@@ -42,8 +40,6 @@ export interface CollectReport {
   warnings: CollectWarning[];
 }
 
-const PROMPT_PREVIEW = 500;
-
 export async function collect(options: CollectOptions): Promise<CollectReport> {
   const data = new DataDir(options.dataDir);
   await data.open();
@@ -56,6 +52,8 @@ export async function collect(options: CollectOptions): Promise<CollectReport> {
   const seen = new Set<string>();
   const unavailable = new Set<string>();
   const stamps = new Map<string, string>();
+  const stampsOf = (files: string[]) =>
+    Object.fromEntries(files.flatMap((f) => (stamps.has(f) ? [[f, stamps.get(f)!] as const] : [])));
   /** file → archived sessions read from it */
   const sessionsByFile = new Map<string, string[]>();
   for (const summary of previous.values()) {
@@ -70,6 +68,12 @@ export async function collect(options: CollectOptions): Promise<CollectReport> {
       options: options.sourceOptions,
       archived: new Set(previous.keys()),
       unavailable: (file) => unavailable.add(file),
+      prepare: {
+        dataDir: options.dataDir,
+        collectedAt: now,
+        bodyPath: (sessionId) => data.bodyPath(source.id, sessionId),
+        isArchived: (sessionId) => previous.has(`${source.id}/${sessionId}`),
+      },
       stamp: async (file) => {
         const current = await fileStamp(file);
         if (current) stamps.set(file, current);
@@ -123,14 +127,22 @@ export async function collect(options: CollectOptions): Promise<CollectReport> {
           report.prompts += 1;
           continue;
         }
+        if (item.kind === 'prepared') {
+          // Read, summarized and written by a worker thread (see SourceContext.prepared).
+          const id = item.summary.id;
+          if (!item.partial) seen.add(id);
+          if (!item.written) continue;
+          item.summary.fileStamps = stampsOf(item.summary.files);
+          summaries.set(id, item.summary);
+          report.sessions += 1;
+          continue;
+        }
         const id = `${source.id}/${item.session.sessionId}`;
         const archived = previous.get(id);
         if (!item.session.partial) seen.add(id);
         if (item.session.partial && archived) continue; // the archive has the full session; keep it
         const summary = summarize(item.session, data.bodyPath(source.id, item.session.sessionId), now);
-        summary.fileStamps = Object.fromEntries(
-          summary.files.flatMap((f) => (stamps.has(f) ? [[f, stamps.get(f)!] as const] : [])),
-        );
+        summary.fileStamps = stampsOf(summary.files);
         await data.writeBody({ version: 1, summary, session: item.session });
         summaries.set(id, summary);
         report.sessions += 1;
@@ -159,44 +171,6 @@ export async function collect(options: CollectOptions): Promise<CollectReport> {
   // Nothing read, nothing gone: the index on disk is already right (the common case of a frequent collect).
   if (changed) await data.writeSummaries([...summaries.values()]);
   return { sources: reports, totalSessions: summaries.size, archivedOnly, warnings };
-}
-
-function summarize(session: Session, body: string, collectedAt: string): SessionSummary {
-  const prompts: PromptRef[] = session.messages
-    .filter((m) => m.metadata?.kind === 'prompt')
-    .map((m) => {
-      const text = m.segments
-        .filter((s) => s.type === 'text')
-        .map((s) => s.text ?? '')
-        .join('\n')
-        .trim();
-      return {
-        timestamp: m.timestamp,
-        text: text.length > PROMPT_PREVIEW ? `${text.slice(0, PROMPT_PREVIEW)}…` : text,
-      };
-    });
-  const starts = pageStarts(session.messages);
-  return {
-    id: `${session.source}/${session.sessionId}`,
-    source: session.source,
-    sessionId: session.sessionId,
-    title: session.title,
-    cwd: session.cwd,
-    project: projectSlug(session.cwd),
-    ...(session.gitBranch ? { gitBranch: session.gitBranch } : {}),
-    startedAt: session.startedAt,
-    endedAt: session.endedAt,
-    models: session.models,
-    ...(session.cliVersion ? { cliVersion: session.cliVersion } : {}),
-    files: session.files,
-    sourcePresent: true,
-    collectedAt,
-    subagents: session.subagents.length,
-    stats: sessionStats(session),
-    prompts,
-    body,
-    ...(starts.length > 1 ? { pageStarts: starts } : {}),
-  };
 }
 
 function promptKey(p: HistoryPrompt): string {

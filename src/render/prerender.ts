@@ -1,18 +1,13 @@
 import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { DataDir } from '../collect/data-dir.ts';
 import { markdownSegments } from './render-session.ts';
 import { RenderCache, renderKey } from './render-cache.ts';
+import { workerFile } from '../util/worker-pool.ts';
 
 const BATCH = 200;
 
-// The bundled CLI (dist-cli/, split into chunks) has its worker beside main.js; the sources have a JS shim.
-const here = fileURLToPath(import.meta.url);
-const WORKER = here.includes(`${path.sep}dist-cli${path.sep}`)
-  ? path.join(here.slice(0, here.lastIndexOf(`${path.sep}dist-cli${path.sep}`)), 'dist-cli', 'prerender-worker.js')
-  : fileURLToPath(new URL('./prerender-worker.js', import.meta.url));
+const WORKER = workerFile(import.meta.url, 'prerender-worker', './prerender-worker.js');
 
 export interface PrerenderReport {
   segments: number;

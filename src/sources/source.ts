@@ -1,5 +1,5 @@
 import type { SourceId } from '../model/message.ts';
-import type { HistoryPrompt, Session } from '../model/session.ts';
+import type { HistoryPrompt, Session, SessionSummary } from '../model/session.ts';
 import type { WarningSink } from '../util/warnings.ts';
 
 export interface SourceContext {
@@ -20,6 +20,16 @@ export interface SourceContext {
   /** The archived sessions built from exactly these files, when none of the files changed since; else undefined
    * (read them). */
   unchanged?: (files: string[]) => Promise<string[] | undefined>;
+  /** What a worker thread needs to write a session to the archive itself (yielding `prepared`). */
+  prepare?: PrepareContext;
+}
+
+export interface PrepareContext {
+  dataDir: string;
+  collectedAt: string;
+  bodyPath: (sessionId: string) => string;
+  /** The archive holds this session (a partial read must then not replace it). */
+  isArchived: (sessionId: string) => boolean;
 }
 
 export interface SourceLocation {
@@ -33,7 +43,9 @@ export type SourceItem =
   | { kind: 'session'; session: Session }
   | { kind: 'prompt'; prompt: HistoryPrompt }
   /** Sessions whose files have not changed since the archive's copy was made: kept as they are. */
-  | { kind: 'unchanged'; sessionIds: string[] };
+  | { kind: 'unchanged'; sessionIds: string[] }
+  /** A session a worker thread read, summarized and (unless `written` is false) wrote to the archive. */
+  | { kind: 'prepared'; summary: SessionSummary; partial: boolean; written: boolean };
 
 /** One assistant's on-disk history: where it lives and how to read it into normalized sessions. */
 export interface Source {

@@ -9,6 +9,8 @@ import type { Source, SourceContext, SourceItem, SourceLocation } from '../sourc
 import { listProjectDir, listProjectDirs, locateClaude, type SessionFiles, type SubagentFile } from './paths.ts';
 import { ThreadNormalizer } from './normalize.ts';
 import type { ClaudeHistoryLine, ClaudeRecord, SubagentMeta } from './schema.ts';
+import type { SessionTask, SessionTaskResult, SessionWorkerData } from './session-worker.ts';
+import { defaultThreads, WorkerPool, workerFile } from '../../util/worker-pool.ts';
 
 export const claudeCode: Source = {
   id: 'claude-code',
@@ -25,6 +27,7 @@ async function* readClaude(location: SourceLocation, ctx: SourceContext): AsyncG
       [...ctx.archived].filter((id) => id.startsWith('claude-code/')).map((id) => id.slice(12)),
     );
     for (const listing of listings) for (const s of listing.sessions) if (s.main) known.add(s.sessionId);
+    const toRead: SessionFiles[] = [];
 
     for (const listing of listings) {
       const bySession = new Map(listing.sessions.map((s) => [s.sessionId, s]));
@@ -48,13 +51,71 @@ async function* readClaude(location: SourceLocation, ctx: SourceContext): AsyncG
           yield { kind: 'unchanged', sessionIds: unchanged };
           continue;
         }
-        const session = await readSession(files, ctx, (id) => known.has(id));
-        if (session) yield { kind: 'session', session };
+        toRead.push(files);
       }
     }
+    yield* readSessions(toRead, known, ctx);
     for await (const prompt of readHistory(path.join(root, 'history.jsonl'), ctx.warn)) {
       yield { kind: 'prompt', prompt };
     }
+  }
+}
+
+/** Enough sessions to read that starting worker threads pays off (each costs ~0.1 s to start). */
+const POOL_THRESHOLD = 8;
+
+/** Reads sessions on every core when there are many (a cold collect), else here, one by one. */
+async function* readSessions(
+  groups: SessionFiles[],
+  known: Set<string>,
+  ctx: SourceContext,
+): AsyncGenerator<SourceItem> {
+  for (const files of groups) for (const file of sessionFilePaths(files)) await ctx.stamp?.(file);
+  const prepare = ctx.prepare;
+  const threads = defaultThreads();
+  if (!prepare || threads < 2 || groups.length < POOL_THRESHOLD) {
+    for (const files of groups) {
+      const session = await readSession(files, ctx, (id) => known.has(id));
+      if (session) yield { kind: 'session', session };
+    }
+    return;
+  }
+  const pool = new WorkerPool<SessionTask, SessionTaskResult>(
+    workerFile(import.meta.url, 'claude-session-worker', './session-worker.js'),
+    threads,
+    { known: [...known] } satisfies SessionWorkerData,
+  );
+  try {
+    // Bounded: a few tasks per thread in flight, results handed on as they finish.
+    const inFlight = new Map<number, Promise<[number, SessionTaskResult]>>();
+    let next = 0;
+    const start = () => {
+      const i = next++;
+      const files = groups[i]!;
+      const task: SessionTask = {
+        files,
+        dataDir: prepare.dataDir,
+        bodyPath: prepare.bodyPath(files.sessionId),
+        collectedAt: prepare.collectedAt,
+        archived: prepare.isArchived(files.sessionId),
+      };
+      inFlight.set(
+        i,
+        pool.run(task).then((result) => [i, result] as [number, SessionTaskResult]),
+      );
+    };
+    while (next < groups.length && inFlight.size < threads * 2) start();
+    while (inFlight.size > 0) {
+      const [i, result] = await Promise.race(inFlight.values());
+      inFlight.delete(i);
+      if (next < groups.length) start();
+      for (const warning of result.warnings) ctx.warn(warning);
+      if (result.summary) {
+        yield { kind: 'prepared', summary: result.summary, partial: result.partial, written: result.written };
+      }
+    }
+  } finally {
+    await pool.close();
   }
 }
 
@@ -73,7 +134,6 @@ export async function readSession(
   isKnownSession: (sessionId: string) => boolean = () => false,
 ): Promise<Session | undefined> {
   const sourceFiles: string[] = [];
-  for (const file of sessionFilePaths(files)) await ctx.stamp?.(file);
   let main: ThreadNormalizer | undefined;
   let mainComplete = false;
   if (files.main) {
