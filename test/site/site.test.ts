@@ -41,6 +41,17 @@ describe('build over the fixture home', () => {
     expect(sessions).toEqual(Object.values(SESSION).sort());
     const q = (await fs.readdir(path.join(site.outDir, 'sessions', 'amazon-q'))).map((id) => id[0]).sort();
     expect(q).toEqual(['a', 'b', 'c', 'd']);
+    // Codex: K1, K2, K3, K5 (K4 is its subagent), K6, L1, T1 (K7 holds no conversation).
+    const codex = (await fs.readdir(path.join(site.outDir, 'sessions', 'codex'))).sort();
+    expect(codex).toEqual([
+      '019cb1a0-0001-7000-8000-000000000001',
+      '019cb1a0-0002-7000-8000-000000000002',
+      '019cb1a0-0003-7000-8000-000000000003',
+      '019cb1a0-0005-7000-8000-000000000005',
+      '019cb1a0-0006-7000-8000-000000000006',
+      '5c0d1e9a-0001-4000-8000-00000000000a',
+      '5c0d1e9a-0002-4000-8000-00000000000b',
+    ]);
     expect((await fs.readdir(path.join(site.outDir, 'projects'))).length).toBe(4);
     // Astro's content-layer scratch files must not be left in the site.
     await expect(fs.access(path.join(site.outDir, 'content-modules.mjs'))).rejects.toThrow();
