@@ -44,9 +44,13 @@ async function* readClaude(location: SourceLocation, ctx: SourceContext): AsyncG
         }
         files.legacyAgents.push(agent);
       }
-      for (const files of bySession.values()) {
-        const paths = sessionFilePaths(files);
-        const unchanged = files.main ? await ctx.unchanged?.(paths) : undefined;
+      // Asked for all sessions at once: thousands of stat calls overlap instead of queueing one by one.
+      const groups = [...bySession.values()];
+      const verdicts = await Promise.all(
+        groups.map((files) => (files.main ? ctx.unchanged?.(sessionFilePaths(files)) : undefined)),
+      );
+      for (const [i, files] of groups.entries()) {
+        const unchanged = verdicts[i];
         if (unchanged?.length === 1 && unchanged[0] === files.sessionId) {
           yield { kind: 'unchanged', sessionIds: unchanged };
           continue;
