@@ -4,7 +4,7 @@ import { computeStats, type StatsJson } from '../stats/aggregate.ts';
 import { weekOf, type WeekStart } from '../stats/calendar.ts';
 import { buildDayIndexes, buildProjectIndexes, type DayIndex, type ProjectIndex } from '../stats/indexes.ts';
 import { weeksWithActivity } from '../report/reports.ts';
-import { dataDir, siteOptions } from './data.ts';
+import { dataDir, hasHistoryPrompts, hasSummaries, siteOptions } from './data.ts';
 
 /** The site-wide indexes, computed once per build from the content collections. */
 export interface SiteIndexes {
@@ -25,8 +25,13 @@ export function siteIndexes(): Promise<SiteIndexes> {
   if (cached?.key === key) return cached.value;
   const value = (async () => {
     const { timeZone, weekStart, since, until } = siteOptions();
-    const allSessions = (await getCollection('sessions')).map((e) => e.data as unknown as SessionSummary);
-    const history = (await getCollection('prompts')).map((e) => e.data as unknown as HistoryPrompt);
+    // Astro warns about every empty collection it is asked for; an empty archive is normal, not a mistake.
+    const allSessions = hasSummaries()
+      ? (await getCollection('sessions')).map((e) => e.data as unknown as SessionSummary)
+      : [];
+    const history = hasHistoryPrompts()
+      ? (await getCollection('prompts')).map((e) => e.data as unknown as HistoryPrompt)
+      : [];
     const inRange = (day: string) => (!since || day >= since) && (!until || day <= until);
     // --since/--until: only days in range are built, and only the sessions active on them.
     const days = new Map([...buildDayIndexes(allSessions, history, timeZone)].filter(([day]) => inRange(day)));

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { SessionBody } from '../collect/data-dir.ts';
 import { renderMarkdown } from '../render/markdown.ts';
@@ -43,6 +43,25 @@ function readJson<T>(relative: string, fallback: T): T {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return fallback;
     throw new Error(`${file}: ${(error as Error).message}`);
   }
+}
+
+/** Whether a data file holds more than an empty list, without reading it. */
+function nonEmpty(relative: string): boolean {
+  const root = dataDir();
+  if (!root) return false;
+  try {
+    return statSync(path.join(root, relative)).size > 2;
+  } catch {
+    return false;
+  }
+}
+
+export function hasSummaries(): boolean {
+  return nonEmpty(path.join('index', 'sessions.json'));
+}
+
+export function hasHistoryPrompts(): boolean {
+  return SOURCE_IDS.some((source) => nonEmpty(path.join('prompts', `${source}.json`)));
 }
 
 export function loadSummaries(): SessionSummary[] {
