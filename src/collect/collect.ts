@@ -1,6 +1,6 @@
 import { promises as fs } from 'node:fs';
 import type { SourceId } from '../model/message.ts';
-import type { HistoryPrompt, SessionSummary } from '../model/session.ts';
+import type { HistoryPrompt } from '../model/session.ts';
 import { SOURCES } from '../sources/index.ts';
 import type { Source, SourceContext } from '../sources/source.ts';
 import type { CollectWarning } from '../util/warnings.ts';

@@ -18,7 +18,6 @@ import {
   createQDatabase,
   loadQFixture,
   putConversation,
-  setMtime,
   writeDemoDatabases,
 } from '../helpers/amazonq-db.ts';
 import { REPO, tempDir } from '../helpers/paths.ts';
