@@ -67,6 +67,13 @@ async function* readClaude(location: SourceLocation, ctx: SourceContext): AsyncG
 
 /** Enough sessions to read that starting worker threads pays off (each costs ~0.1 s to start). */
 const POOL_THRESHOLD = 8;
+const BIG_SESSION_BYTES = 24 * 1024 * 1024;
+
+async function filesSize(files: string[]): Promise<number> {
+  let total = 0;
+  for (const file of files) total += (await fs.stat(file).catch(() => undefined))?.size ?? 0;
+  return total;
+}
 
 /** Reads sessions on every core when there are many (a cold collect), else here, one by one. */
 async function* readSessions(
@@ -89,10 +96,19 @@ async function* readSessions(
     threads,
     { known: [...known] } satisfies SessionWorkerData,
   );
+  // A huge session takes several times its size in memory while it is normalized: those run alone, last, so
+  // two of them (or one and a batch of others) never add up.
+  const sizes = await Promise.all(groups.map((g) => filesSize(sessionFilePaths(g))));
+  const order = groups
+    .map((_, i) => i)
+    .sort((a, b) => Number(sizes[a]! > BIG_SESSION_BYTES) - Number(sizes[b]! > BIG_SESSION_BYTES));
+  groups = order.map((i) => groups[i]!);
+  const big = order.map((i) => sizes[i]! > BIG_SESSION_BYTES);
   try {
     // Bounded: a few tasks per thread in flight, results handed on as they finish.
     const inFlight = new Map<number, Promise<[number, SessionTaskResult]>>();
     let next = 0;
+    const canStart = () => next < groups.length && (big[next] ? inFlight.size === 0 : inFlight.size < threads * 2);
     const start = () => {
       const i = next++;
       const files = groups[i]!;
@@ -108,11 +124,11 @@ async function* readSessions(
         pool.run(task).then((result) => [i, result] as [number, SessionTaskResult]),
       );
     };
-    while (next < groups.length && inFlight.size < threads * 2) start();
+    while (canStart()) start();
     while (inFlight.size > 0) {
       const [i, result] = await Promise.race(inFlight.values());
       inFlight.delete(i);
-      if (next < groups.length) start();
+      while (canStart()) start();
       for (const warning of result.warnings) ctx.warn(warning);
       if (result.summary) {
         yield { kind: 'prepared', summary: result.summary, partial: result.partial, written: result.written };
