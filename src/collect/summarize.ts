@@ -1,26 +1,18 @@
-import { pageStarts } from '../model/paging.ts';
+import { MAIN_THREAD } from '../model/body.ts';
 import { projectSlug } from '../model/project.ts';
-import type { PromptRef, Session, SessionSummary } from '../model/session.ts';
-import { sessionStats } from '../stats/session-stats.ts';
-
-const PROMPT_PREVIEW = 500;
+import type { Session, SessionSummary } from '../model/session.ts';
+import { SessionAccumulator, type SessionTotals } from '../stats/session-accumulator.ts';
 
 /** The small record the site indexes, with the per-session statistics, for one normalized session. */
 export function summarize(session: Session, body: string, collectedAt: string): SessionSummary {
-  const prompts: PromptRef[] = session.messages
-    .filter((m) => m.metadata?.kind === 'prompt')
-    .map((m) => {
-      const text = m.segments
-        .filter((s) => s.type === 'text')
-        .map((s) => s.text ?? '')
-        .join('\n')
-        .trim();
-      return {
-        timestamp: m.timestamp,
-        text: text.length > PROMPT_PREVIEW ? `${text.slice(0, PROMPT_PREVIEW)}…` : text,
-      };
-    });
-  const starts = pageStarts(session.messages);
+  const acc = new SessionAccumulator();
+  for (const m of session.messages) acc.message(MAIN_THREAD, m);
+  for (const s of session.subagents) for (const m of s.messages) acc.message(s.agentId, m);
+  return summaryOf(session, acc.result(session.subagents.map((s) => s.agentId)), body, collectedAt);
+}
+
+/** The summary of a session header (messages not in memory) and its accumulated totals. */
+export function summaryOf(session: Session, totals: SessionTotals, body: string, collectedAt: string): SessionSummary {
   return {
     id: `${session.source}/${session.sessionId}`,
     source: session.source,
@@ -37,9 +29,9 @@ export function summarize(session: Session, body: string, collectedAt: string): 
     sourcePresent: true,
     collectedAt,
     subagents: session.subagents.length,
-    stats: sessionStats(session),
-    prompts,
+    stats: totals.stats,
+    prompts: totals.prompts,
     body,
-    ...(starts.length > 1 ? { pageStarts: starts } : {}),
+    ...(totals.pageStarts.length > 1 ? { pageStarts: totals.pageStarts } : {}),
   };
 }

@@ -11,26 +11,56 @@ function size(m: NormalizedMessage): number {
   return n;
 }
 
+interface PageState {
+  starts: number[];
+  /** Sizes of the messages since the current page's start. */
+  sizes: number[];
+  chars: number;
+  lastPrompt: number;
+}
+
 /**
- * Where each page of a long session starts (indexes into its main-thread messages; [0] for one page).
- * A page ends before a prompt where it can, so a call and its result stay on one page.
+ * Finds where each page of a long session starts (indexes into its main-thread messages), one message at a
+ * time. A page ends before a prompt where it can, so a call and its result stay on one page.
  */
-export function pageStarts(messages: NormalizedMessage[]): number[] {
-  const starts = [0];
-  let count = 0;
-  let chars = 0;
-  let lastPrompt = -1;
-  messages.forEach((m, i) => {
-    if (i > starts[starts.length - 1]! && m.metadata?.kind === 'prompt') lastPrompt = i;
-    count += 1;
-    chars += size(m);
-    if (count > PAGE_MESSAGES || chars > PAGE_CHARS) {
-      const start = lastPrompt > starts[starts.length - 1]! ? lastPrompt : i;
-      starts.push(start);
-      count = i - start + 1;
-      chars = messages.slice(start, i + 1).reduce((sum, x) => sum + size(x), 0);
-      lastPrompt = -1;
+export class PageBreaker {
+  private readonly s: PageState;
+
+  constructor(state?: PageState) {
+    this.s = state
+      ? { ...state, starts: [...state.starts], sizes: [...state.sizes] }
+      : { starts: [0], sizes: [], chars: 0, lastPrompt: -1 };
+  }
+
+  add(m: NormalizedMessage, index: number): void {
+    const s = this.s;
+    let start = s.starts[s.starts.length - 1]!;
+    if (index > start && m.metadata?.kind === 'prompt') s.lastPrompt = index;
+    const n = size(m);
+    s.sizes.push(n);
+    s.chars += n;
+    if (s.sizes.length > PAGE_MESSAGES || s.chars > PAGE_CHARS) {
+      const next = s.lastPrompt > start ? s.lastPrompt : index;
+      s.sizes = s.sizes.slice(next - start);
+      s.chars = s.sizes.reduce((sum, x) => sum + x, 0);
+      s.starts.push(next);
+      start = next;
+      s.lastPrompt = -1;
     }
-  });
-  return starts;
+  }
+
+  starts(): number[] {
+    return [...this.s.starts];
+  }
+
+  toJSON(): PageState {
+    return { ...this.s, starts: [...this.s.starts], sizes: [...this.s.sizes] };
+  }
+}
+
+/** Page starts of a thread in memory ([0] for one page). */
+export function pageStarts(messages: NormalizedMessage[]): number[] {
+  const pages = new PageBreaker();
+  messages.forEach((m, i) => pages.add(m, i));
+  return pages.starts();
 }
