@@ -143,7 +143,7 @@ export async function collect(options: CollectOptions): Promise<CollectReport> {
         if (item.session.partial && archived) continue; // the archive has the full session; keep it
         const summary = summarize(item.session, data.bodyPath(source.id, item.session.sessionId), now);
         summary.fileStamps = stampsOf(summary.files);
-        await data.writeBody({ version: 1, summary, session: item.session });
+        await data.writeBody({ summary, session: item.session });
         summaries.set(id, summary);
         report.sessions += 1;
       }

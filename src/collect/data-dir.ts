@@ -1,25 +1,60 @@
-import { promises as fs } from 'node:fs';
+import {
+  closeSync,
+  mkdirSync,
+  openSync,
+  promises as fs,
+  readFileSync,
+  renameSync,
+  truncateSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import path from 'node:path';
+import {
+  type BodyLine,
+  type BodyOut,
+  bodyLines,
+  type MessagePatch,
+  sessionHeader,
+  ThreadAssembler,
+} from '../model/body.ts';
+import type { NormalizedMessage, SourceId } from '../model/message.ts';
 import type { HistoryPrompt, Session, SessionSummary } from '../model/session.ts';
-import type { SourceId } from '../model/message.ts';
 import { readJsonFile, writeFileAtomic } from '../util/fs.ts';
 
 /**
- * The data directory: the archive of every session ever collected (one body file per session),
- * plus the small indexes the site loads. Layout (version 1):
+ * The data directory: the archive of every session ever collected, plus the small indexes the site loads.
+ * Layout (version 2; a version 1 directory is read as it is and upgraded as sessions are written again):
  *
- *   format.json                              { format, version }
- *   sessions/<source>/<session-id>.json      SessionBody: summary + full normalized session
- *   index/sessions.json                      SessionSummary[] (what the site's collections load)
- *   prompts/<source>.json                    HistoryPrompt[] (prompt history, merged, never shrinks)
+ *   format.json                                     { format, version }
+ *   sessions/<source>/<session-id>.json             BodyHeader: summary + the session without its messages
+ *   sessions/<source>/<session-id>.messages.jsonl   BodyLine per line: messages, and patches to earlier ones
+ *   index/sessions.json                             SessionSummary[] (what the site's collections load)
+ *   prompts/<source>.json                           HistoryPrompt[] (prompt history, merged, never shrinks)
+ *   cache/                                          derived data, safe to delete (render cache, resume points)
+ *
+ * Messages are one JSON document per line so that a session of any size is written and read a line at a
+ * time (one JSON string of a 2 GB session cannot exist), and a grown session is appended to. Version 1 kept
+ * the whole session in the `.json` file.
  */
 export const DATA_FORMAT = 'agent-logbook-data';
-export const DATA_VERSION = 1;
+export const DATA_VERSION = 2;
+const READABLE_VERSIONS = [1, 2];
 
+/** A session body as the rest of the program sees it, whatever its version on disk. */
 export interface SessionBody {
   version: number;
   summary: SessionSummary;
   session: Session;
+}
+
+interface BodyHeader {
+  version: 2;
+  summary: SessionSummary;
+  /** The session with empty message lists. */
+  session: Session;
+  /** File name of the message lines, beside the header. */
+  messages: string;
 }
 
 export class DataDir {
@@ -28,7 +63,7 @@ export class DataDir {
   async open(): Promise<void> {
     const formatFile = path.join(this.root, 'format.json');
     const format = await readJsonFile<{ format?: string; version?: number }>(formatFile);
-    if (format && (format.format !== DATA_FORMAT || format.version !== DATA_VERSION)) {
+    if (format && (format.format !== DATA_FORMAT || !READABLE_VERSIONS.includes(format.version ?? 0))) {
       throw new Error(
         `${formatFile}: data directory format ${format.format} v${format.version} is not ${DATA_FORMAT} v${DATA_VERSION}; ` +
           'use a new --data directory (the old one is left untouched)',
@@ -39,12 +74,19 @@ export class DataDir {
       if (entries.length > 0) {
         throw new Error(`${this.root} is not empty and is not an agent-logbook data directory; choose another --data`);
       }
+    }
+    if (format?.version !== DATA_VERSION) {
       await writeFileAtomic(formatFile, `${JSON.stringify({ format: DATA_FORMAT, version: DATA_VERSION })}\n`);
     }
   }
 
   bodyPath(source: SourceId, sessionId: string): string {
-    return `sessions/${source}/${sessionId.replace(/[^A-Za-z0-9._-]/g, '_')}.json`;
+    return `sessions/${source}/${safeName(sessionId)}.json`;
+  }
+
+  /** Where a source keeps what it needs to carry on reading a grown file (derived data). */
+  resumePath(source: SourceId, sessionId: string): string {
+    return path.join(this.root, 'cache', 'resume', source, `${safeName(sessionId)}.json`);
   }
 
   async readSummaries(): Promise<SessionSummary[]> {
@@ -57,11 +99,20 @@ export class DataDir {
   }
 
   async readBody(relative: string): Promise<SessionBody | undefined> {
-    return readJsonFile<SessionBody>(path.join(this.root, relative));
+    return readBodyFile(this.root, relative);
   }
 
-  async writeBody(body: SessionBody): Promise<void> {
-    await writeFileAtomic(path.join(this.root, body.summary.body), JSON.stringify(body));
+  /** Writes a session held in memory. */
+  async writeBody(body: { summary: SessionSummary; session: Session }): Promise<void> {
+    const writer = this.bodyWriter(body.summary.body);
+    for (const line of bodyLines(body.session)) writer.line(line);
+    await writer.commit(body.summary, body.session);
+  }
+
+  /** A writer that streams a session's message lines to the archive; `append` carries on a body whose
+   * message file is `append.bytes` long (anything after that, from an interrupted run, is cut). */
+  bodyWriter(relative: string, append?: { bytes: number }): BodyWriter {
+    return new BodyWriter(path.join(this.root, relative), append);
   }
 
   async readPrompts(source: SourceId): Promise<HistoryPrompt[]> {
@@ -71,4 +122,126 @@ export class DataDir {
   async writePrompts(source: SourceId, prompts: HistoryPrompt[]): Promise<void> {
     await writeFileAtomic(path.join(this.root, 'prompts', `${source}.json`), JSON.stringify(prompts));
   }
+}
+
+function safeName(sessionId: string): string {
+  return sessionId.replace(/[^A-Za-z0-9._-]/g, '_');
+}
+
+function messagesFile(header: string): string {
+  return header.replace(/\.json$/, '.messages.jsonl');
+}
+
+const FLUSH_CHARS = 1 << 20;
+
+/** Streams body lines to disk through a small buffer (synchronous writes: bounded memory, no backpressure
+ * to manage). A new body goes to a temp file renamed into place on commit; an append writes in place. */
+export class BodyWriter implements BodyOut {
+  private readonly target: string;
+  private readonly file: string;
+  private fd: number;
+  private buffer: string[] = [];
+  private buffered = 0;
+
+  constructor(
+    private readonly header: string,
+    append?: { bytes: number },
+  ) {
+    this.target = messagesFile(header);
+    if (append) {
+      truncateSync(this.target, append.bytes);
+      this.file = this.target;
+      this.fd = openSync(this.file, 'a');
+    } else {
+      mkdirSync(path.dirname(this.target), { recursive: true });
+      this.file = `${this.target}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+      this.fd = openSync(this.file, 'w');
+    }
+  }
+
+  message(thread: string, message: NormalizedMessage): void {
+    this.line({ thread, message });
+  }
+
+  patch(thread: string, patch: MessagePatch): void {
+    this.line({ thread, patch });
+  }
+
+  line(line: BodyLine): void {
+    const text = `${JSON.stringify(line)}\n`;
+    this.buffer.push(text);
+    this.buffered += text.length;
+    if (this.buffered >= FLUSH_CHARS) this.flush();
+  }
+
+  private flush(): void {
+    if (this.buffer.length === 0) return;
+    writeSync(this.fd, this.buffer.join(''));
+    this.buffer = [];
+    this.buffered = 0;
+  }
+
+  /** Finishes the message file and writes the header; returns the message file's size. */
+  async commit(summary: SessionSummary, session: Session): Promise<number> {
+    this.flush();
+    closeSync(this.fd);
+    this.fd = -1;
+    if (this.file !== this.target) renameSync(this.file, this.target);
+    const header: BodyHeader = {
+      version: 2,
+      summary,
+      session: sessionHeader(session),
+      messages: path.basename(this.target),
+    };
+    await writeFileAtomic(this.header, JSON.stringify(header));
+    return (await fs.stat(this.target)).size;
+  }
+
+  /** Drops what was written (a session that turned out to have nothing to keep). */
+  discard(): void {
+    if (this.fd >= 0) closeSync(this.fd);
+    this.fd = -1;
+    if (this.file !== this.target) unlinkSync(this.file);
+  }
+}
+
+/** Reads a body of either version. */
+export async function readBodyFile(root: string, relative: string): Promise<SessionBody | undefined> {
+  const header = await readJsonFile<SessionBody | BodyHeader>(path.join(root, relative));
+  if (!header) return undefined;
+  if (header.version !== 2) return header as SessionBody;
+  const lines = await fs
+    .readFile(path.join(root, path.dirname(relative), (header as BodyHeader).messages))
+    .catch(() => Buffer.alloc(0));
+  return assemble(header as BodyHeader, lines);
+}
+
+/** The same, synchronously (for Astro pages). */
+export function readBodyFileSync(root: string, relative: string): SessionBody | undefined {
+  let header: SessionBody | BodyHeader;
+  try {
+    header = JSON.parse(readFileSync(path.join(root, relative), 'utf8'));
+  } catch {
+    return undefined;
+  }
+  if (header.version !== 2) return header as SessionBody;
+  let lines: Buffer;
+  try {
+    lines = readFileSync(path.join(root, path.dirname(relative), (header as BodyHeader).messages));
+  } catch {
+    lines = Buffer.alloc(0);
+  }
+  return assemble(header as BodyHeader, lines);
+}
+
+function assemble(header: BodyHeader, bytes: Buffer): SessionBody {
+  const threads = new ThreadAssembler();
+  let from = 0;
+  while (from < bytes.length) {
+    let to = bytes.indexOf(0x0a, from);
+    if (to === -1) to = bytes.length;
+    if (to > from) threads.add(JSON.parse(bytes.toString('utf8', from, to)) as BodyLine);
+    from = to + 1;
+  }
+  return { version: 2, summary: header.summary, session: threads.session(header.session) };
 }

@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import type { SessionBody } from '../collect/data-dir.ts';
+import { readBodyFileSync, type SessionBody } from '../collect/data-dir.ts';
 import { renderMarkdown } from '../render/markdown.ts';
 import { RenderCache, renderKey } from '../render/render-cache.ts';
 import { attachHtml } from '../render/render-session.ts';
@@ -102,7 +102,8 @@ export function loadSessionBody(relative: string): SessionBody {
   // The pages of a long session are built one after another: parse its body once for all of them.
   const key = `${dataDir()}\u0000${process.env.AGENT_LOGBOOK_SHARE ?? ''}\u0000${relative}`;
   if (lastBody?.key === key) return lastBody.body;
-  const body = readJson<SessionBody | undefined>(relative, undefined);
+  const root = dataDir();
+  const body = root ? readBodyFileSync(root, relative) : undefined;
   if (!body) throw new Error(`missing session body ${relative} in ${dataDir()}`);
   const rendered = renderCache();
   attachHtml(body.session, (text) => rendered?.get(renderKey(text)), renderMarkdown);

@@ -3,6 +3,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { collect } from '../../src/collect/collect.ts';
+import { readBodyFile } from '../../src/collect/data-dir.ts';
 import type { SessionSummary } from '../../src/model/session.ts';
 import { runCli } from '../helpers/cli.ts';
 import { copyFixtureHome, FIXTURE_HOME, SESSION, tempDir } from '../helpers/paths.ts';
@@ -58,7 +59,7 @@ describe('collect', () => {
     expect(after.get(SESSION.A)).toMatchObject({ title: 'Fix login redirect', sourcePresent: false });
     expect(after.get(SESSION.A)!.stats.entries).toBe(7);
     expect(after.get(SESSION.B)!.sourcePresent).toBe(true);
-    const body = JSON.parse(await fs.readFile(path.join(dataDir, after.get(SESSION.A)!.body), 'utf8'));
+    const body = (await readBodyFile(dataDir, after.get(SESSION.A)!.body))!;
     expect(body.session.subagents).toHaveLength(1);
     const prompts = JSON.parse(await fs.readFile(path.join(dataDir, 'prompts', 'claude-code.json'), 'utf8'));
     expect(prompts).toHaveLength(11);
@@ -74,7 +75,31 @@ describe('collect', () => {
     await fs.writeFile(path.join(old, 'format.json'), '{"format":"agent-logbook-data","version":999}');
     await expect(
       collect({ home: FIXTURE_HOME, env: {}, dataDir: old, sourceOptions: { explicitHome: 'true' } }),
-    ).rejects.toThrow(/v999 is not agent-logbook-data v1/);
+    ).rejects.toThrow(/v999 is not agent-logbook-data v2/);
+  });
+
+  it('reads a version 1 archive (one JSON document per session) and upgrades it in place', async () => {
+    const home = await copyFixtureHome();
+    const dataDir = path.join(await tempDir('data'), 'data');
+    const run = () => collect({ home, env: {}, dataDir, sourceOptions: { explicitHome: 'true' } });
+    await run();
+    const a = (await summaries(dataDir)).get(SESSION.A)!;
+    const before = (await readBodyFile(dataDir, a.body))!;
+    expect(before.session.messages.length).toBeGreaterThan(10);
+    // Rewrite as version 1 did, then let Claude "delete" the transcript: only the v1 copy is left.
+    await fs.writeFile(path.join(dataDir, 'format.json'), '{"format":"agent-logbook-data","version":1}');
+    await fs.writeFile(path.join(dataDir, a.body), JSON.stringify({ ...before, version: 1 }));
+    await fs.rm(path.join(dataDir, a.body.replace(/\.json$/, '.messages.jsonl')));
+    const webapp = path.join(home, '.claude', 'projects', '-home-alice-work-webapp');
+    await fs.rm(path.join(webapp, `${SESSION.A}.jsonl`));
+    await fs.rm(path.join(webapp, SESSION.A), { recursive: true });
+
+    await run();
+    expect(JSON.parse(await fs.readFile(path.join(dataDir, 'format.json'), 'utf8')).version).toBe(2);
+    const after = (await readBodyFile(dataDir, a.body))!;
+    expect(after.version).toBe(1);
+    expect(after.session).toEqual(before.session);
+    expect((await summaries(dataDir)).get(SESSION.A)).toMatchObject({ sourcePresent: false, title: a.title });
   });
 });
 

@@ -2,6 +2,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { collect } from '../../src/collect/collect.ts';
+import { readBodyFile } from '../../src/collect/data-dir.ts';
 import type { SessionSummary } from '../../src/model/session.ts';
 import { copyFixtureHome, SESSION, tempDir } from '../helpers/paths.ts';
 
@@ -16,9 +17,9 @@ async function snapshot(dataDir: string): Promise<Map<string, unknown>> {
     await fs.readFile(path.join(dataDir, 'index', 'sessions.json'), 'utf8'),
   ) as SessionSummary[];
   for (const { collectedAt: _c, fileStamps: _f, ...summary } of summaries) {
-    const body = JSON.parse(await fs.readFile(path.join(dataDir, summary.body), 'utf8'));
-    delete body.summary;
-    out.set(summary.id, { summary, body });
+    const body = (await readBodyFile(dataDir, summary.body))!;
+    const { summary: _s, ...rest } = body;
+    out.set(summary.id, { summary, body: rest });
   }
   return out;
 }

@@ -2,6 +2,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { collect } from '../../src/collect/collect.ts';
+import { readBodyFile } from '../../src/collect/data-dir.ts';
 import type { SessionSummary } from '../../src/model/session.ts';
 import { copyFixtureHome, SESSION, tempDir } from '../helpers/paths.ts';
 
@@ -21,7 +22,7 @@ async function snapshot(dataDir: string) {
   const list = JSON.parse(await fs.readFile(path.join(dataDir, 'index', 'sessions.json'), 'utf8')) as SessionSummary[];
   const out = new Map<string, unknown>();
   for (const { collectedAt: _c, ...summary } of list) {
-    const body = JSON.parse(await fs.readFile(path.join(dataDir, summary.body), 'utf8'));
+    const body = (await readBodyFile(dataDir, summary.body))!;
     out.set(summary.id, { summary, session: body.session });
   }
   return out;

@@ -40,6 +40,6 @@ parentPort!.on('message', async (task: SessionTask) => {
   const summary = summarize(session, task.bodyPath, task.collectedAt);
   const partial = session.partial === true;
   const written = !(partial && task.archived);
-  if (written) await new DataDir(task.dataDir).writeBody({ version: 1, summary, session });
+  if (written) await new DataDir(task.dataDir).writeBody({ summary, session });
   parentPort!.postMessage({ summary, partial, written, warnings } satisfies SessionTaskResult);
 });
