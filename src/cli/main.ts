@@ -217,7 +217,10 @@ async function runCollect(resolved: ResolvedSources, io: CliIo, verbose = false)
       io.stderr(`${source.label}: not found (looked in ${source.looked.map(shown).join(', ')})\n`);
       continue;
     }
-    const parts = [`${source.sessions} sessions${source.unchanged ? ` read, ${source.unchanged} unchanged` : ''}`];
+    const resumed = source.resumed ? ` (${source.resumed} only their new lines)` : '';
+    const parts = [
+      `${source.sessions} sessions${source.unchanged ? ` read${resumed}, ${source.unchanged} unchanged` : resumed}`,
+    ];
     if (source.prompts > 0) parts.push(`${source.prompts} history prompts`);
     if (source.warnings > 0) parts.push(`${source.warnings} warnings`);
     io.stderr(`${source.label}: ${source.found.map(shown).join(', ')}: ${parts.join(', ')}\n`);

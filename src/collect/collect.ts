@@ -27,6 +27,8 @@ export interface SourceReport {
   sessions: number;
   /** Sessions whose files had not changed: kept from the archive without reading. */
   unchanged: number;
+  /** Of the sessions read, those whose files only grew: read from where the last run stopped. */
+  resumed: number;
   prompts: number;
   warnings: number;
 }
@@ -72,6 +74,7 @@ export async function collect(options: CollectOptions): Promise<CollectReport> {
         dataDir: options.dataDir,
         collectedAt: now,
         bodyPath: (sessionId) => data.bodyPath(source.id, sessionId),
+        resumePath: (sessionId) => data.resumePath(source.id, sessionId),
         isArchived: (sessionId) => previous.has(`${source.id}/${sessionId}`),
       },
       stamp: async (file) => {
@@ -110,6 +113,7 @@ export async function collect(options: CollectOptions): Promise<CollectReport> {
       ...location,
       sessions: 0,
       unchanged: 0,
+      resumed: 0,
       prompts: 0,
       warnings: 0,
     };
@@ -135,6 +139,7 @@ export async function collect(options: CollectOptions): Promise<CollectReport> {
           item.summary.fileStamps = stampsOf(item.summary.files);
           summaries.set(id, item.summary);
           report.sessions += 1;
+          if (item.resumed) report.resumed += 1;
           continue;
         }
         const id = `${source.id}/${item.session.sessionId}`;

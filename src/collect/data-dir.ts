@@ -84,6 +84,10 @@ export class DataDir {
     return `sessions/${source}/${safeName(sessionId)}.json`;
   }
 
+  messagesPath(relative: string): string {
+    return path.join(this.root, messagesFile(relative));
+  }
+
   /** Where a source keeps what it needs to carry on reading a grown file (derived data). */
   resumePath(source: SourceId, sessionId: string): string {
     return path.join(this.root, 'cache', 'resume', source, `${safeName(sessionId)}.json`);
@@ -145,7 +149,7 @@ export class BodyWriter implements BodyOut {
 
   constructor(
     private readonly header: string,
-    append?: { bytes: number },
+    private readonly append?: { bytes: number },
   ) {
     this.target = messagesFile(header);
     if (append) {
@@ -197,11 +201,12 @@ export class BodyWriter implements BodyOut {
     return (await fs.stat(this.target)).size;
   }
 
-  /** Drops what was written (a session that turned out to have nothing to keep). */
+  /** Drops what was written (a session that turned out to have nothing to keep, or a resume given up). */
   discard(): void {
     if (this.fd >= 0) closeSync(this.fd);
     this.fd = -1;
-    if (this.file !== this.target) unlinkSync(this.file);
+    if (this.append) truncateSync(this.target, this.append.bytes);
+    else unlinkSync(this.file);
   }
 }
 

@@ -28,6 +28,8 @@ export interface PrepareContext {
   dataDir: string;
   collectedAt: string;
   bodyPath: (sessionId: string) => string;
+  /** Where to keep what a reader needs to carry on with a grown file next time (derived, may vanish). */
+  resumePath: (sessionId: string) => string;
   /** The archive holds this session (a partial read must then not replace it). */
   isArchived: (sessionId: string) => boolean;
 }
@@ -45,7 +47,7 @@ export type SourceItem =
   /** Sessions whose files have not changed since the archive's copy was made: kept as they are. */
   | { kind: 'unchanged'; sessionIds: string[] }
   /** A session a worker thread read, summarized and (unless `written` is false) wrote to the archive. */
-  | { kind: 'prepared'; summary: SessionSummary; partial: boolean; written: boolean };
+  | { kind: 'prepared'; summary: SessionSummary; partial: boolean; written: boolean; resumed?: boolean };
 
 /** One assistant's on-disk history: where it lives and how to read it into normalized sessions. */
 export interface Source {

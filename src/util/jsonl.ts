@@ -1,4 +1,5 @@
 import { isUtf8 } from 'node:buffer';
+import type { Hash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import type { WarningSink } from './warnings.ts';
 
@@ -19,6 +20,19 @@ export interface JsonlOptions {
   onWarning?: WarningSink;
   /** Read size in bytes (default 1 MiB); a smaller one suits reading only the head of many files. */
   chunkSize?: number;
+  /** Fed every byte read (from `start`), e.g. to tell next time whether what was read is still the same. */
+  hash?: Hash;
+  /** Told, once the stream ends, where it ended. */
+  onEnd?: (end: JsonlEnd) => void;
+}
+
+export interface JsonlEnd {
+  /** Byte offset after the last byte read. */
+  offset: number;
+  /** Lines read, counting from line 1 of the file. */
+  lines: number;
+  /** Whether the last line ended with a newline (else it may still be being written). */
+  terminated: boolean;
 }
 
 const NEWLINE = 0x0a;
@@ -87,6 +101,7 @@ export async function* readJsonlChunks(
 
   for await (const raw of chunks) {
     const chunk = Buffer.isBuffer(raw) ? raw : Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
+    options.hash?.update(chunk);
     let from = 0;
     let at = chunk.indexOf(NEWLINE, from);
     while (at !== -1) {
@@ -100,10 +115,12 @@ export async function* readJsonlChunks(
     }
     if (from < chunk.length) pending.push(chunk.subarray(from));
   }
-  if (pending.length > 0) {
+  const terminated = pending.length === 0;
+  if (!terminated) {
     const record = parseLine(Buffer.concat(pending), true);
     if (record) yield record;
   }
+  options.onEnd?.({ offset, lines: lineNo, terminated });
 }
 
 function isBlank(bytes: Buffer): boolean {

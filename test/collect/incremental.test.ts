@@ -75,6 +75,8 @@ describe('incremental collect', () => {
     // Read: E (grew), D (truncated), F (replaced), B (touched); C untouched; A gone.
     expect(claude.sessions).toBe(4);
     expect(claude.unchanged).toBe(1);
+    // E only grew and B is the same bytes: both read on from where the first collect stopped.
+    expect(claude.resumed).toBe(2);
     expect(first.sources.find((s) => s.id === 'codex')!.sessions).toBe(7);
     expect(second.sources.find((s) => s.id === 'codex')!.unchanged).toBe(7);
 

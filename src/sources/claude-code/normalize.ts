@@ -8,6 +8,7 @@ import type {
 } from '../../model/message.ts';
 import type { JsonlRecord } from '../../util/jsonl.ts';
 import type { WarningSink } from '../../util/warnings.ts';
+import type { BodyOut } from '../../model/body.ts';
 import type { ClaudeContentBlock, ClaudeRecord, ClaudeUsage } from './schema.ts';
 import { classifyUserText, commandLine, stripAnsi } from './classify.ts';
 
@@ -41,12 +42,67 @@ interface TitleState {
   auto?: string;
 }
 
+/** A call's state as written: the last call message with its id, and the status and result it shows. */
+interface CallLink {
+  id: string;
+  name: string;
+  status: ToolStatus;
+  resultId?: string;
+}
+
+/** The results written for one call id: all carry the same tool name (the call's, once it is known). */
+interface ResultLinks {
+  ids: string[];
+  name: string;
+  status: ToolStatus;
+  lastId: string;
+}
+
+/** A response's usage: the best seen so far, and what its first message shows. */
+interface ResponseUsage {
+  firstId?: string;
+  best?: TokenUsage;
+  shown?: TokenUsage;
+}
+
+/** Everything a normalizer remembers between lines, as JSON: a later run resumes a grown file from it. */
+export interface ThreadState {
+  thread: string;
+  idPrefix: string;
+  titles: TitleState;
+  cwd?: string;
+  gitBranch?: string;
+  cliVersion?: string;
+  resumedFrom: string[];
+  seenRecords: string[];
+  unknownTypes: [string, { line: number; count: number }][];
+  uuidsInFile: string[];
+  sidechainRootOf: [string, string][];
+  sidechains: [string, ThreadState][];
+  calls: [string, CallLink][];
+  results: [string, ResultLinks][];
+  usage: [string, ResponseUsage][];
+  lastTimestamp?: string;
+  pendingSummaries: { title: string; leafUuid?: string }[];
+  written: number;
+}
+
+export interface ThreadOptions {
+  /** This file's own session id; records of other sessions that `isOwnedElsewhere` are resume copies. */
+  sessionId?: string;
+  isOwnedElsewhere?: (sessionId: string) => boolean;
+  splitSidechains?: boolean;
+  warn?: WarningSink;
+}
+
 /**
- * Turns the records of one transcript file (a session's main file or one subagent file) into
- * normalized messages. One instance per file; feed records in file order, then call `finish()`.
+ * Turns the records of one transcript file (a session's main file or one subagent file) into normalized
+ * messages, written to `out` as they are made, so a file of any size streams through. Feed records in file
+ * order, then call `finish()`. What a later line changes in a written message (a call's result, a
+ * response's final usage) goes out as a patch. `snapshot()` and `restore()` let a later run go on
+ * reading a file that grew.
  */
 export class ThreadNormalizer {
-  readonly messages: NormalizedMessage[] = [];
   readonly titles: TitleState = {};
   cwd?: string;
   gitBranch?: string;
@@ -55,28 +111,76 @@ export class ThreadNormalizer {
   readonly sidechains = new Map<string, ThreadNormalizer>();
   /** Sessions whose records were copied into this file by a resume. */
   readonly resumedFrom = new Set<string>();
+  /** Messages written so far. */
+  written = 0;
 
   private readonly seenRecords = new Set<string>();
   private readonly unknownTypes = new Map<string, { line: number; count: number }>();
   private readonly uuidsInFile = new Set<string>();
   private readonly sidechainRootOf = new Map<string, string>();
-  private readonly calls = new Map<string, NormalizedMessage>();
-  private readonly usageByResponse = new Map<string, TokenUsage>();
+  private readonly calls = new Map<string, CallLink>();
+  private readonly results = new Map<string, ResultLinks>();
+  private readonly usage = new Map<string, ResponseUsage>();
   private lastTimestamp?: string;
+  /** Messages without a time of their own wait here for the next record that has one. */
   private readonly undated: NormalizedMessage[] = [];
   private pendingSummaries: { title: string; leafUuid?: string }[] = [];
+  /** Messages had to take the file's mtime as their time: a grown file cannot be resumed from here. */
+  datedByMtime = false;
 
   constructor(
     private readonly file: string,
+    readonly thread: string,
     private readonly idPrefix: string,
-    private readonly options: {
-      /** This file's own session id; records of other sessions that `isOwnedElsewhere` are resume copies. */
-      sessionId?: string;
-      isOwnedElsewhere?: (sessionId: string) => boolean;
-      splitSidechains?: boolean;
-      warn?: WarningSink;
-    } = {},
+    private readonly out: BodyOut,
+    private readonly options: ThreadOptions = {},
   ) {}
+
+  snapshot(): ThreadState {
+    return {
+      thread: this.thread,
+      idPrefix: this.idPrefix,
+      titles: { ...this.titles },
+      cwd: this.cwd,
+      gitBranch: this.gitBranch,
+      cliVersion: this.cliVersion,
+      resumedFrom: [...this.resumedFrom],
+      seenRecords: [...this.seenRecords],
+      unknownTypes: [...this.unknownTypes],
+      uuidsInFile: [...this.uuidsInFile],
+      sidechainRootOf: [...this.sidechainRootOf],
+      sidechains: [...this.sidechains].map(([root, t]) => [root, t.snapshot()]),
+      calls: [...this.calls],
+      results: [...this.results],
+      usage: [...this.usage],
+      lastTimestamp: this.lastTimestamp,
+      pendingSummaries: [...this.pendingSummaries],
+      written: this.written,
+    };
+  }
+
+  static restore(file: string, state: ThreadState, out: BodyOut, options: ThreadOptions = {}): ThreadNormalizer {
+    const t = new ThreadNormalizer(file, state.thread, state.idPrefix, out, options);
+    Object.assign(t.titles, state.titles);
+    t.cwd = state.cwd;
+    t.gitBranch = state.gitBranch;
+    t.cliVersion = state.cliVersion;
+    for (const id of state.resumedFrom) t.resumedFrom.add(id);
+    for (const key of state.seenRecords) t.seenRecords.add(key);
+    for (const [k, v] of state.unknownTypes) t.unknownTypes.set(k, v);
+    for (const uuid of state.uuidsInFile) t.uuidsInFile.add(uuid);
+    for (const [k, v] of state.sidechainRootOf) t.sidechainRootOf.set(k, v);
+    for (const [root, s] of state.sidechains) {
+      t.sidechains.set(root, ThreadNormalizer.restore(file, s, out, { warn: options.warn }));
+    }
+    for (const [k, v] of state.calls) t.calls.set(k, v);
+    for (const [k, v] of state.results) t.results.set(k, v);
+    for (const [k, v] of state.usage) t.usage.set(k, v);
+    t.lastTimestamp = state.lastTimestamp;
+    t.pendingSummaries = [...state.pendingSummaries];
+    t.written = state.written;
+    return t;
+  }
 
   add({ line, value, start, end }: JsonlRecord): void {
     if (!value || typeof value !== 'object' || Array.isArray(value)) {
@@ -157,7 +261,8 @@ export class ThreadNormalizer {
     }
   }
 
-  /** Resolves titles, timestamps and per-response usage once the whole file has been read. */
+  /** Resolves titles, the times of trailing undated records and per-response usage, once the file (as it
+   * is now) has been read. Call again after feeding more lines of a grown file. */
   finish(fallbackTime: string): void {
     for (const [type, { line, count }] of this.unknownTypes) {
       this.options.warn?.({
@@ -166,36 +271,21 @@ export class ThreadNormalizer {
         message: `unknown record type "${type}"${count > 1 ? ` (${count} lines)` : ''}; kept as meta`,
       });
     }
-    for (const m of this.undated) {
-      m.timestamp = fallbackTime;
-      m.id = `${fallbackTime}#${m.id.split('#')[1]}`;
+    if (this.undated.length > 0) {
+      this.datedByMtime = true;
+      this.flushUndated(fallbackTime);
     }
-    this.undated.length = 0;
     for (const s of this.pendingSummaries) {
       if (!s.leafUuid || this.uuidsInFile.has(s.leafUuid)) this.titles.auto = s.title;
     }
-    this.linkToolResults();
-    const usageGiven = new Set<string>();
-    for (const m of this.messages) {
-      const responseId = m.metadata?.response_id;
-      if (!responseId || usageGiven.has(responseId)) continue;
-      usageGiven.add(responseId);
-      const usage = this.usageByResponse.get(responseId);
-      if (usage) m.metadata!.usage = usage;
+    for (const r of this.usage.values()) {
+      if (r.firstId && r.best && !sameUsage(r.best, r.shown)) {
+        this.out.patch(this.thread, { id: r.firstId, usage: r.best });
+        r.shown = r.best;
+      }
     }
     for (const thread of this.sidechains.values()) thread.finish(fallbackTime);
-  }
-
-  /** Joins results to calls by id. Done after reading: parallel calls' results can sit on side branches. */
-  private linkToolResults(): void {
-    for (const m of this.messages) {
-      if (m.source_type !== 'tool_result' || !m.tool_call) continue;
-      const call = this.calls.get(m.tool_call.call_id)?.tool_call;
-      if (!call) continue;
-      m.tool_call.name = call.name;
-      call.status = m.tool_call.status;
-      call.result_id = m.id;
-    }
+    this.datedByMtime ||= [...this.sidechains.values()].some((t) => t.datedByMtime);
   }
 
   get title(): string | undefined {
@@ -208,7 +298,8 @@ export class ThreadNormalizer {
     this.sidechainRootOf.set(record.uuid!, root);
     let thread = this.sidechains.get(root);
     if (!thread) {
-      thread = new ThreadNormalizer(this.file, `${this.idPrefix}sidechain-${this.sidechains.size + 1}:`, {
+      const agentId = `sidechain-${this.sidechains.size + 1}`;
+      thread = new ThreadNormalizer(this.file, agentId, `${this.idPrefix}${agentId}:`, this.out, {
         warn: this.options.warn,
       });
       this.sidechains.set(root, thread);
@@ -331,7 +422,7 @@ export class ThreadNormalizer {
     for (const block of blocks) {
       if (block.type === 'tool_use' || block.type === 'server_tool_use') {
         flushProse();
-        const call = this.push(
+        this.push(
           line,
           record,
           {
@@ -349,7 +440,6 @@ export class ThreadNormalizer {
           },
           many ? part++ : undefined,
         );
-        if (block.id) this.calls.set(block.id, call);
       } else if (block.type === 'web_search_tool_result' || block.type === 'tool_result') {
         flushProse();
         this.addToolResult(record, { ...block, type: 'tool_result' }, line, part++);
@@ -378,9 +468,10 @@ export class ThreadNormalizer {
       cacheRead: usage.cache_read_input_tokens ?? 0,
       cacheCreation: usage.cache_creation_input_tokens ?? 0,
     };
-    const prev = this.usageByResponse.get(responseId);
+    let r = this.usage.get(responseId);
+    if (!r) this.usage.set(responseId, (r = {}));
     // Streamed lines repeat the usage of message_start; the final line carries the real output count.
-    if (!prev || next.output >= prev.output) this.usageByResponse.set(responseId, next);
+    if (!r.best || next.output >= r.best.output) r.best = next;
   }
 
   private addSystem(record: ClaudeRecord, line: number): void {
@@ -457,17 +548,11 @@ export class ThreadNormalizer {
     fields: Pick<NormalizedMessage, 'role' | 'source_type' | 'segments'> &
       Partial<Pick<NormalizedMessage, 'tool_call' | 'metadata'>> & { event?: string; record?: unknown },
     part?: number | string,
-  ): NormalizedMessage {
+  ): void {
     const ts = record ? recordTimestamp(record) : undefined;
     if (ts) {
       this.lastTimestamp = ts;
-      if (this.undated.length > 0) {
-        for (const m of this.undated) {
-          m.timestamp = ts;
-          m.id = `${ts}#${m.id.split('#')[1]}`;
-        }
-        this.undated.length = 0;
-      }
+      this.flushUndated(ts);
     }
     const timestamp = ts ?? this.lastTimestamp ?? '';
     const localId = `${this.idPrefix}${line}${part === undefined ? '' : `.${part}`}`;
@@ -490,9 +575,89 @@ export class ThreadNormalizer {
       ...(fields.metadata ? { metadata: fields.metadata } : {}),
     };
     if (!timestamp) this.undated.push(message);
-    this.messages.push(message);
-    return message;
+    else this.emit(message);
   }
+
+  /** Gives the waiting undated messages this time (their id holds it too) and writes them. */
+  private flushUndated(ts: string): void {
+    if (this.undated.length === 0) return;
+    const waiting = this.undated.splice(0);
+    for (const m of waiting) {
+      m.timestamp = ts;
+      m.id = `${ts}#${m.id.split('#')[1]}`;
+      this.emit(m);
+    }
+  }
+
+  /**
+   * Writes a message, its links to earlier messages made first: a result takes its call's tool name and
+   * the call is patched to show the result; the first message of a response shows its usage. Results
+   * before their call (parallel calls on side branches) and repeated call ids end as a whole-file pass
+   * would leave them: the last call with an id shows the last result for it.
+   */
+  private emit(m: NormalizedMessage): void {
+    const call = m.tool_call;
+    if (m.source_type === 'tool_call' && call?.call_id) {
+      const previous = this.calls.get(call.call_id);
+      if (previous && (previous.status !== 'unanswered' || previous.resultId)) {
+        this.out.patch(this.thread, { id: previous.id, status: 'unanswered', resultId: null });
+      }
+      const results = this.results.get(call.call_id);
+      if (results) {
+        call.status = results.status;
+        call.result_id = results.lastId;
+        if (results.name !== call.name) {
+          for (const id of results.ids) this.out.patch(this.thread, { id, name: call.name });
+          results.name = call.name;
+        }
+      }
+      this.calls.set(call.call_id, { id: m.id, name: call.name, status: call.status, resultId: call.result_id });
+    } else if (m.source_type === 'tool_result' && call) {
+      const linked = this.calls.get(call.call_id);
+      if (linked) {
+        call.name = linked.name;
+        if (linked.status !== call.status || linked.resultId !== m.id) {
+          this.out.patch(this.thread, { id: linked.id, status: call.status, resultId: m.id });
+          linked.status = call.status;
+          linked.resultId = m.id;
+        }
+      }
+      if (call.call_id) {
+        const results = this.results.get(call.call_id);
+        if (results) {
+          results.ids.push(m.id);
+          results.status = call.status;
+          results.lastId = m.id;
+        } else {
+          this.results.set(call.call_id, { ids: [m.id], name: call.name, status: call.status, lastId: m.id });
+        }
+      }
+    }
+    const responseId = m.metadata?.response_id;
+    if (responseId) {
+      let r = this.usage.get(responseId);
+      if (!r) this.usage.set(responseId, (r = {}));
+      if (!r.firstId) {
+        r.firstId = m.id;
+        if (r.best) {
+          m.metadata!.usage = r.best;
+          r.shown = r.best;
+        }
+      }
+    }
+    this.written += 1;
+    this.out.message(this.thread, m);
+  }
+}
+
+function sameUsage(a: TokenUsage, b: TokenUsage | undefined): boolean {
+  return (
+    !!b &&
+    a.input === b.input &&
+    a.output === b.output &&
+    a.cacheRead === b.cacheRead &&
+    a.cacheCreation === b.cacheCreation
+  );
 }
 
 function recordTimestamp(record: ClaudeRecord): string | undefined {
