@@ -1,22 +1,36 @@
 /**
- * npm run bench [-- --scale 0.1 --runs 3 --corpus DIR --skip-ccusage --skip-build]
+ * npm run bench [-- --scale 0.1 --runs 3 --corpus DIR --skip-ccusage --skip-build --huge GB]
  *
- * Generates a realistic corpus (ccusage's size profile, scaled), then measures the real CLI in child
- * processes: cold collect, warm collect, collect after a file grew, after a new file, a full site build
- * and a rebuild after a one-file change; and `ccusage daily --json` on the same Claude corpus.
+ * Generates a realistic corpus of all three sources in one home (Claude Code after ccusage's size profile,
+ * Codex CLI rollouts and an Amazon Q database, all scaled), then measures the real CLI in child processes:
+ * cold collect, warm collect, collect after a median-size and after the largest Claude file grew, after a
+ * new file, a full site build, a rebuild after a one-file change and a share build; and `ccusage daily
+ * --json` on the Claude part of the same corpus. `--huge GB` adds one Claude session of that many GB, alone
+ * in a home of its own (streamed to disk), and measures a cold collect of it and a collect after it grew.
  * Each figure is the median of --runs runs, with the peak RSS. Prints a table and writes JSON.
  */
 import { spawn } from 'node:child_process';
-import { promises as fs } from 'node:fs';
+import { promises as fs, readdirSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { CCUSAGE_PROFILE, generateClaude } from './generate-claude.ts';
+import { AMAZONQ_PROFILE, amazonQDatabase, generateAmazonQ, scaleAmazonQProfile } from './generate-amazonq.ts';
+import {
+  appendClaudeLines,
+  CCUSAGE_PROFILE,
+  generateClaude,
+  prng,
+  scaleClaudeProfile,
+  writeClaudeSession,
+} from './generate-claude.ts';
+import { CODEX_PROFILE, generateCodex, scaleCodexProfile } from './generate-codex.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CLI = path.join(ROOT, 'bin', 'agent-logbook.js');
 const CCUSAGE = path.join(ROOT, 'node_modules', 'ccusage', 'dist', 'index.js');
+/** Part of the corpus manifest: bump it when a generator changes its output, so that old corpora are rebuilt. */
+const GENERATOR_VERSION = 2;
 // Reports the child's peak RSS on exit, whatever the program is.
 const RSS_HOOK = `data:text/javascript,process.on('exit',()=>process.stderr.write('\\nBENCH_MAXRSS_KB '+process.resourceUsage().maxRSS+'\\n'))`;
 
@@ -28,10 +42,14 @@ const { values: args } = parseArgs({
     out: { type: 'string', default: path.join(ROOT, 'bench-out') },
     'skip-ccusage': { type: 'boolean', default: false },
     'skip-build': { type: 'boolean', default: false },
+    huge: { type: 'string' },
   },
 });
 const scale = Number(args.scale);
 const runs = Math.max(1, Number(args.runs));
+const hugeGB = args.huge === undefined ? undefined : Number(args.huge);
+if (!(scale > 0)) throw new Error(`--scale must be a positive number, not ${args.scale}`);
+if (hugeGB !== undefined && !(hugeGB > 0)) throw new Error(`--huge must be a positive number of GB, not ${args.huge}`);
 
 interface Measure {
   seconds: number;
@@ -84,115 +102,246 @@ async function measure(label: string, before: (() => Promise<void>) | undefined,
   };
 }
 
-async function dirBytes(dir: string): Promise<{ bytes: number; files: number }> {
-  let bytes = 0;
-  let files = 0;
-  for (const entry of await fs.readdir(dir, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile()) continue;
-    files += 1;
-    bytes += (await fs.stat(path.join(entry.parentPath, entry.name))).size;
+interface FileInfo {
+  file: string;
+  bytes: number;
+}
+
+/** Every file under `dir` whose name ends with `suffix`, with its size (none when `dir` is missing); `dir` may
+ * also be a single file. */
+async function filesUnder(dir: string, suffix = ''): Promise<FileInfo[]> {
+  const stat = await fs.stat(dir).catch(() => undefined);
+  if (!stat) return [];
+  if (stat.isFile()) return [{ file: dir, bytes: stat.size }];
+  const entries = await fs.readdir(dir, { recursive: true, withFileTypes: true });
+  const files: FileInfo[] = [];
+  for (const entry of entries) {
+    if (!entry.isFile() || !entry.name.endsWith(suffix)) continue;
+    const file = path.join(entry.parentPath, entry.name);
+    files.push({ file, bytes: (await fs.stat(file)).size });
   }
-  return { bytes, files };
+  return files;
+}
+
+const sum = (files: FileInfo[]) => files.reduce((a, f) => a + f.bytes, 0);
+const mb = (bytes: number) => (bytes / 1e6).toFixed(1);
+
+/** Which build of the CLI `bin/agent-logbook.js` will run (the same test as the launcher). */
+function cliBuild(): string {
+  if (process.env.AGENT_LOGBOOK_FROM_SOURCE === '1') return 'src/ through tsx (AGENT_LOGBOOK_FROM_SOURCE=1)';
+  let newest = 0;
+  for (const entry of readdirSync(path.join(ROOT, 'src'), { recursive: true, withFileTypes: true })) {
+    if (entry.isFile()) newest = Math.max(newest, statSync(path.join(entry.parentPath, entry.name)).mtimeMs);
+  }
+  try {
+    if (statSync(path.join(ROOT, 'dist-cli', 'main.js')).mtimeMs >= newest) return 'dist-cli bundle';
+  } catch {
+    // No bundle.
+  }
+  return 'src/ through tsx (dist-cli is missing or older than src/)';
+}
+
+/** Regenerates `dir` with `generate` unless its manifest records the same profile. */
+async function ensureCorpus(dir: string, profile: unknown, generate: () => Promise<void>): Promise<void> {
+  const manifestFile = path.join(dir, 'manifest.json');
+  const manifest = await fs.readFile(manifestFile, 'utf8').then(JSON.parse, () => undefined);
+  if (JSON.stringify(manifest?.profile) === JSON.stringify(profile)) return;
+  await fs.rm(dir, { recursive: true, force: true });
+  await fs.mkdir(dir, { recursive: true });
+  await generate();
+  await fs.writeFile(manifestFile, JSON.stringify({ profile }));
 }
 
 async function main(): Promise<void> {
-  const profile = { ...CCUSAGE_PROFILE, files: Math.max(10, Math.round(CCUSAGE_PROFILE.files * scale)) };
-  profile.maxBytes = Math.max(1_000_000, Math.round(CCUSAGE_PROFILE.maxBytes * Math.min(1, scale * 2)));
+  const profile = {
+    generator: GENERATOR_VERSION,
+    claude: scaleClaudeProfile(CCUSAGE_PROFILE, scale),
+    codex: scaleCodexProfile(CODEX_PROFILE, scale),
+    amazonq: scaleAmazonQProfile(AMAZONQ_PROFILE, scale),
+  };
   const corpus = path.resolve(args.corpus ?? path.join(os.tmpdir(), `agent-logbook-bench-${scale}`));
-  const manifestFile = path.join(corpus, 'manifest.json');
-  const manifest = await fs.readFile(manifestFile, 'utf8').then(JSON.parse, () => undefined);
-  if (JSON.stringify(manifest?.profile) !== JSON.stringify(profile)) {
-    process.stderr.write(`Generating the corpus in ${corpus} (scale ${scale})…\n`);
-    await fs.rm(corpus, { recursive: true, force: true });
-    await fs.mkdir(corpus, { recursive: true });
-    await generateClaude(corpus, profile, (s) => process.stderr.write(`${s}\n`));
-    await fs.writeFile(manifestFile, JSON.stringify({ profile }));
-  }
-  const claude = await dirBytes(path.join(corpus, '.claude'));
-  process.stderr.write(`Corpus: ${claude.files} Claude files, ${(claude.bytes / 1e6).toFixed(0)} MB\n`);
+  const log = (s: string) => process.stderr.write(`${s}\n`);
+  await ensureCorpus(corpus, profile, async () => {
+    log(`Generating the corpus in ${corpus} (scale ${scale})…`);
+    await generateClaude(corpus, profile.claude, log);
+    await generateCodex(corpus, profile.codex, log);
+    await generateAmazonQ(corpus, profile.amazonq, log);
+  });
+
+  const claudeFiles = (await filesUnder(path.join(corpus, '.claude', 'projects'), '.jsonl')).sort(
+    (a, b) => a.bytes - b.bytes || a.file.localeCompare(b.file),
+  );
+  const codexFiles = await filesUnder(path.join(corpus, '.codex', 'sessions'), '.jsonl');
+  const codexHistory = await filesUnder(path.join(corpus, '.codex', 'history.jsonl'));
+  const db = amazonQDatabase(corpus);
+  const dbBytes = (await fs.stat(db)).size;
+  const composition = {
+    claude: { files: claudeFiles.length, bytes: sum(claudeFiles) },
+    codex: { files: codexFiles.length, bytes: sum(codexFiles), historyBytes: sum(codexHistory) },
+    amazonq: { conversations: profile.amazonq.conversations, bytes: dbBytes },
+  };
+  const totalBytes = composition.claude.bytes + composition.codex.bytes + composition.amazonq.bytes;
+  const compositionLines = [
+    `  Claude Code: ${composition.claude.files} session files, ${mb(composition.claude.bytes)} MB`,
+    `  Codex CLI:   ${composition.codex.files} rollouts, ${mb(composition.codex.bytes)} MB (+ history.jsonl ${mb(composition.codex.historyBytes)} MB)`,
+    `  Amazon Q:    ${composition.amazonq.conversations} conversations, data.sqlite3 ${mb(composition.amazonq.bytes)} MB`,
+    `  total:       ${mb(totalBytes)} MB`,
+  ];
+  const build = cliBuild();
+  log(`Corpus ${corpus} (scale ${scale}):\n${compositionLines.join('\n')}\nCLI: ${build}`);
 
   const work = await fs.mkdtemp(path.join(os.tmpdir(), 'agent-logbook-bench-run-'));
   const data = path.join(work, 'data');
   const out = path.join(work, 'dist');
   const collect = () => runNode(CLI, ['collect', '--home', corpus, '--data', data]);
-  const projects = path.join(corpus, '.claude', 'projects');
-  const someFile = async () => {
-    const dir = path.join(projects, (await fs.readdir(projects)).sort()[0]!);
-    const files = (await fs.readdir(dir)).filter((f) => f.endsWith('.jsonl')).sort();
-    return path.join(dir, files[Math.floor(files.length / 2)]!);
+  const medianFile = claudeFiles[Math.floor(claudeFiles.length / 2)]!;
+  const largestFile = claudeFiles[claudeFiles.length - 1]!;
+  // What the measurements change in the corpus is undone at the end, so that the next run starts from the
+  // same corpus: grown files are truncated back to their size, added files removed.
+  const originalSizes = new Map<string, number>();
+  const addedFiles: string[] = [];
+  const grow = (file: string, lines: number) => async () => {
+    if (!originalSizes.has(file)) originalSizes.set(file, (await fs.stat(file)).size);
+    await appendClaudeLines(file, lines);
   };
-  const grow = async () => {
-    const file = await someFile();
-    const last = (await fs.readFile(file, 'utf8')).trimEnd().split('\n').pop()!;
-    const record = JSON.parse(last);
-    const lines = Array.from({ length: 5 }, (_, i) =>
-      JSON.stringify({ ...record, uuid: `bench-${Date.now()}-${i}`, timestamp: new Date().toISOString() }),
-    );
-    await fs.appendFile(file, `${lines.join('\n')}\n`);
-  };
-  let added = 0;
   const addFile = async () => {
-    const source = await someFile();
-    await fs.copyFile(source, path.join(path.dirname(source), `00000000-bench-${added++}.jsonl`));
+    const copy = path.join(path.dirname(medianFile.file), `00000000-bench-${addedFiles.length}.jsonl`);
+    addedFiles.push(copy);
+    await fs.copyFile(medianFile.file, copy);
   };
+  const restore = async () => {
+    for (const [file, size] of originalSizes) await fs.truncate(file, size);
+    for (const file of addedFiles) await fs.rm(file, { force: true });
+  };
+  try {
+    await measureAll();
+  } finally {
+    await restore();
+    await fs.rm(work, { recursive: true, force: true });
+  }
 
-  const results = [];
-  results.push(await measure('cold collect', () => fs.rm(data, { recursive: true, force: true }), collect));
-  results.push(await measure('warm collect (nothing changed)', undefined, collect));
-  results.push(await measure('collect after one file grew', grow, collect));
-  results.push(await measure('collect after one new file', addFile, collect));
-  if (!args['skip-build']) {
-    const build = () => runNode(CLI, ['build', '--home', corpus, '--data', data, '--out', out, '--tz', 'UTC']);
-    results.push(await measure('full site build', () => fs.rm(out, { recursive: true, force: true }), build));
-    results.push(await measure('rebuild after one-file change', grow, build));
-    const shareOut = path.join(work, 'share');
+  async function measureAll(): Promise<void> {
+    const results = [];
+    results.push(await measure('cold collect', () => fs.rm(data, { recursive: true, force: true }), collect));
+    results.push(await measure('warm collect (nothing changed)', undefined, collect));
     results.push(
       await measure(
-        'share build (redacted, anonymized)',
-        () => fs.rm(shareOut, { recursive: true, force: true }),
-        () => runNode(CLI, ['build', '--share', '--home', corpus, '--data', data, '--out', shareOut, '--tz', 'UTC']),
+        `collect after one file grew (median-size Claude file, ${mb(medianFile.bytes)} MB, +5 lines)`,
+        grow(medianFile.file, 5),
+        collect,
       ),
     );
-  }
-  let ccusage;
-  if (!args['skip-ccusage']) {
-    ccusage = await measure('ccusage daily --json', undefined, () =>
-      runNode(CCUSAGE, ['daily', '--json', '--offline'], { CLAUDE_CONFIG_DIR: path.join(corpus, '.claude') }),
+    results.push(
+      await measure(
+        `collect after the largest Claude file grew (${mb(largestFile.bytes)} MB, +3 lines)`,
+        grow(largestFile.file, 3),
+        collect,
+      ),
     );
-    results.push(ccusage);
+    results.push(await measure('collect after one new file', addFile, collect));
+    if (!args['skip-build']) {
+      const siteBuild = () => runNode(CLI, ['build', '--home', corpus, '--data', data, '--out', out, '--tz', 'UTC']);
+      results.push(await measure('full site build', () => fs.rm(out, { recursive: true, force: true }), siteBuild));
+      results.push(await measure('rebuild after one-file change', grow(medianFile.file, 5), siteBuild));
+      const shareOut = path.join(work, 'share');
+      results.push(
+        await measure(
+          'share build (redacted, anonymized)',
+          () => fs.rm(shareOut, { recursive: true, force: true }),
+          () => runNode(CLI, ['build', '--share', '--home', corpus, '--data', data, '--out', shareOut, '--tz', 'UTC']),
+        ),
+      );
+    }
+    let ccusage;
+    if (!args['skip-ccusage']) {
+      ccusage = await measure('ccusage daily --json (Claude part only)', undefined, () =>
+        runNode(CCUSAGE, ['daily', '--json', '--offline'], { CLAUDE_CONFIG_DIR: path.join(corpus, '.claude') }),
+      );
+      results.push(ccusage);
+    }
+
+    let huge;
+    if (hugeGB !== undefined) {
+      const hugeHome = path.join(path.dirname(corpus), `agent-logbook-bench-huge-${hugeGB}`);
+      const hugeProfile = { generator: GENERATOR_VERSION, bytes: Math.round(hugeGB * 1e9), seed: 4242 };
+      const cwd = '/home/bench/work/huge';
+      const hugeFile = path.join(
+        hugeHome,
+        '.claude',
+        'projects',
+        cwd.replace(/[^a-zA-Z0-9]/g, '-'),
+        'f0e1d2c3-b4a5-4697-8879-6a5b4c3d2e1f.jsonl',
+      );
+      await ensureCorpus(hugeHome, hugeProfile, async () => {
+        log(`Generating one ${hugeGB} GB Claude session in ${hugeHome}…`);
+        await fs.mkdir(path.dirname(hugeFile), { recursive: true });
+        let reported = 0;
+        await writeClaudeSession(
+          hugeFile,
+          hugeProfile.bytes,
+          cwd,
+          Date.parse('2026-02-01T00:00:00Z'),
+          prng(hugeProfile.seed),
+          (bytes) => {
+            if (bytes - reported < 250e6) return;
+            reported = bytes;
+            log(`  huge: ${mb(bytes)} MB`);
+          },
+        );
+      });
+      const hugeBytes = (await fs.stat(hugeFile)).size;
+      log(`Huge session: ${hugeFile}, ${mb(hugeBytes)} MB`);
+      const hugeData = path.join(work, 'huge-data');
+      const hugeCollect = () => runNode(CLI, ['collect', '--home', hugeHome, '--data', hugeData]);
+      const label = `one ${(hugeBytes / 1e9).toFixed(2)} GB Claude session`;
+      const cold = await measure(
+        `${label}: cold collect`,
+        () => fs.rm(hugeData, { recursive: true, force: true }),
+        hugeCollect,
+      );
+      const grew = await measure(`${label}: collect after it grew (+3 lines)`, grow(hugeFile, 3), hugeCollect);
+      results.push(cold, grew);
+      huge = { home: hugeHome, file: hugeFile, bytes: hugeBytes, mbPerSecond: hugeBytes / 1e6 / cold.seconds };
+    }
+
+    const cold = results[0]!;
+    const mbPerSecond = totalBytes / 1e6 / cold.seconds;
+    console.log(`\nCorpus (scale ${scale}), ${runs} runs each, median; CLI: ${build}`);
+    console.log(compositionLines.join('\n'));
+    console.log('\n| measurement | seconds | peak RSS MB |');
+    console.log('|---|---:|---:|');
+    for (const r of results) console.log(`| ${r.label} | ${r.seconds.toFixed(2)} | ${r.maxRssMB.toFixed(0)} |`);
+    console.log(
+      `\nCold collect throughput: ${mbPerSecond.toFixed(0)} MB/s over ${mb(totalBytes)} MB (Claude + Codex JSONL + the Q database)`,
+    );
+    if (huge) console.log(`Huge session cold collect: ${huge.mbPerSecond.toFixed(0)} MB/s`);
+    if (ccusage)
+      console.log(
+        `ccusage daily (Claude only) / cold collect (all sources): ${(ccusage.seconds / cold.seconds).toFixed(2)}×`,
+      );
+
+    await fs.mkdir(args.out!, { recursive: true });
+    const file = path.join(args.out!, `bench-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+    await fs.writeFile(
+      file,
+      JSON.stringify(
+        {
+          scale,
+          runs,
+          corpus: { dir: corpus, ...composition, bytes: totalBytes, profile },
+          ...(huge ? { huge: { gb: hugeGB, ...huge } } : {}),
+          cli: build,
+          node: process.version,
+          cpus: os.cpus().length,
+          mbPerSecond,
+          results,
+        },
+        null,
+        2,
+      ),
+    );
+    console.log(`\nWritten: ${path.relative(ROOT, file)}`);
   }
-
-  const cold = results[0]!;
-  const mbPerSecond = claude.bytes / 1e6 / cold.seconds;
-  console.log(
-    `\nCorpus: ${claude.files} files, ${(claude.bytes / 1e6).toFixed(0)} MB (scale ${scale}), ${runs} runs each, median`,
-  );
-  console.log('| measurement | seconds | peak RSS MB |');
-  console.log('|---|---:|---:|');
-  for (const r of results) console.log(`| ${r.label} | ${r.seconds.toFixed(2)} | ${r.maxRssMB.toFixed(0)} |`);
-  console.log(`\nCold collect throughput: ${mbPerSecond.toFixed(0)} MB/s of JSONL`);
-  if (ccusage) console.log(`ccusage daily / cold collect: ${(ccusage.seconds / cold.seconds).toFixed(2)}×`);
-
-  await fs.mkdir(args.out!, { recursive: true });
-  const file = path.join(args.out!, `bench-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-  await fs.writeFile(
-    file,
-    JSON.stringify(
-      {
-        scale,
-        runs,
-        corpus: { ...claude, profile },
-        node: process.version,
-        cpus: os.cpus().length,
-        mbPerSecond,
-        results,
-      },
-      null,
-      2,
-    ),
-  );
-  console.log(`\nWritten: ${path.relative(ROOT, file)}`);
-  await fs.rm(work, { recursive: true, force: true });
 }
 
 await main();
