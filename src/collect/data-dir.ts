@@ -21,6 +21,7 @@ import {
 import type { NormalizedMessage, SourceId } from '../model/message.ts';
 import type { HistoryPrompt, Session, SessionSummary } from '../model/session.ts';
 import { readJsonFile, writeFileAtomic } from '../util/fs.ts';
+import { LineWriter } from '../util/line-writer.ts';
 
 /**
  * The data directory: the archive of every session ever collected, plus the small indexes the site loads.
@@ -136,31 +137,16 @@ function messagesFile(header: string): string {
   return header.replace(/\.json$/, '.messages.jsonl');
 }
 
-const FLUSH_CHARS = 1 << 20;
-
-/** Streams body lines to disk through a small buffer (synchronous writes: bounded memory, no backpressure
- * to manage). A new body goes to a temp file renamed into place on commit; an append writes in place. */
+/** Streams body lines to disk. A new body goes to a temp file renamed into place on commit; an append
+ * writes in place. */
 export class BodyWriter implements BodyOut {
-  private readonly target: string;
-  private readonly file: string;
-  private fd: number;
-  private buffer: string[] = [];
-  private buffered = 0;
+  private readonly lines: LineWriter;
 
   constructor(
     private readonly header: string,
-    private readonly append?: { bytes: number },
+    append?: { bytes: number },
   ) {
-    this.target = messagesFile(header);
-    if (append) {
-      truncateSync(this.target, append.bytes);
-      this.file = this.target;
-      this.fd = openSync(this.file, 'a');
-    } else {
-      mkdirSync(path.dirname(this.target), { recursive: true });
-      this.file = `${this.target}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-      this.fd = openSync(this.file, 'w');
-    }
+    this.lines = new LineWriter(messagesFile(header), append);
   }
 
   message(thread: string, message: NormalizedMessage): void {
@@ -172,41 +158,25 @@ export class BodyWriter implements BodyOut {
   }
 
   line(line: BodyLine): void {
-    const text = `${JSON.stringify(line)}\n`;
-    this.buffer.push(text);
-    this.buffered += text.length;
-    if (this.buffered >= FLUSH_CHARS) this.flush();
-  }
-
-  private flush(): void {
-    if (this.buffer.length === 0) return;
-    writeSync(this.fd, this.buffer.join(''));
-    this.buffer = [];
-    this.buffered = 0;
+    this.lines.write(JSON.stringify(line));
   }
 
   /** Finishes the message file and writes the header; returns the message file's size. */
   async commit(summary: SessionSummary, session: Session): Promise<number> {
-    this.flush();
-    closeSync(this.fd);
-    this.fd = -1;
-    if (this.file !== this.target) renameSync(this.file, this.target);
+    this.lines.commit();
     const header: BodyHeader = {
       version: 2,
       summary,
       session: sessionHeader(session),
-      messages: path.basename(this.target),
+      messages: path.basename(this.lines.target),
     };
     await writeFileAtomic(this.header, JSON.stringify(header));
-    return (await fs.stat(this.target)).size;
+    return (await fs.stat(this.lines.target)).size;
   }
 
   /** Drops what was written (a session that turned out to have nothing to keep, or a resume given up). */
   discard(): void {
-    if (this.fd >= 0) closeSync(this.fd);
-    this.fd = -1;
-    if (this.append) truncateSync(this.target, this.append.bytes);
-    else unlinkSync(this.file);
+    this.lines.discard();
   }
 }
 

@@ -14,6 +14,11 @@ export interface MessagePatch {
   resultId?: string | null;
   name?: string;
   usage?: TokenUsage;
+  /** What a patch replaces, with the call's tool and the message's time: enough for statistics kept as
+   * running totals to be corrected without keeping every message. */
+  was?: { status?: ToolStatus; usage?: TokenUsage };
+  tool?: string;
+  at?: string;
 }
 
 /** One line of a body's `.messages.jsonl`: a message of a thread, or a patch to an earlier one. */

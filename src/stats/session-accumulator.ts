@@ -23,34 +23,26 @@ export function slotOf(iso: string): string {
   return `${iso.slice(0, 14)}${String(minutes - (minutes % 15)).padStart(2, '0')}`;
 }
 
-/** A model response's messages: an entry once one of them is prose or a tool call (not an API error). */
-interface ResponseState {
-  /** Timestamp of its first prose or call message: the entry's time (absent: not an entry). */
-  entryAt?: string;
-  /** Creation order among entries. */
-  entryOrder?: number;
-  toolCalls: number;
-  /** Index of its last message in the thread. */
-  lastIndex: number;
-}
+/** Per response id: it became an entry (bit 1), and it asked for tools (bit 2). */
+const ENTRY = 1;
+const TOOLS = 2;
 
 interface ThreadState {
   messages: number;
   /** Non-meta messages. */
   shown: number;
-  responses: Record<string, ResponseState>;
+  responses: Map<string, number>;
   entries: number;
-  lastEntry?: string;
+  toolRounds: number;
+  /** The last response that became an entry: its tool calls, and the index of its last message. */
+  lastEntry?: { id: string; toolCalls: number; lastIndex: number };
   lastPromptIndex: number;
-  /** Every call message by id, with its status (a later result may change it). */
-  calls: Record<string, { name: string; status: ToolStatus }>;
-  /** Every message that carries token usage, by id. */
-  usages: Record<string, { at: string; usage: TokenUsage }>;
   prompts: number;
-  /** Prompts and tool uses by slot (entries and tokens are added when the result is made). */
-  slots: Record<string, ActivitySlot>;
   toolUses: number;
   toolUsesByName: Record<string, number>;
+  toolErrorsByName: Record<string, number>;
+  tokens: TokenUsage;
+  slots: Record<string, ActivitySlot>;
   firstAt?: string;
   lastAt?: string;
   models: string[];
@@ -79,17 +71,31 @@ function newThread(): ThreadState {
   return {
     messages: 0,
     shown: 0,
-    responses: {},
+    responses: new Map(),
     entries: 0,
+    toolRounds: 0,
     lastPromptIndex: -1,
-    calls: {},
-    usages: {},
     prompts: 0,
-    slots: {},
     toolUses: 0,
     toolUsesByName: {},
+    toolErrorsByName: {},
+    tokens: emptyTokens(),
+    slots: {},
     models: [],
   };
+}
+
+function subtractTokens(from: TokenUsage, sub: TokenUsage): void {
+  from.input -= sub.input;
+  from.output -= sub.output;
+  from.cacheRead -= sub.cacheRead;
+  from.cacheCreation -= sub.cacheCreation;
+}
+
+function count(record: Record<string, number>, key: string, by: number): void {
+  const n = (record[key] ?? 0) + by;
+  if (n === 0) delete record[key];
+  else record[key] = n;
 }
 
 function promptText(m: NormalizedMessage): string {
@@ -102,8 +108,8 @@ function promptText(m: NormalizedMessage): string {
 
 /**
  * A session's statistics, page breaks and prompt list, built one message (or patch) at a time, so a session
- * streamed to disk is summarized without being held in memory. Its state is plain JSON: a collect that
- * resumes a grown file carries on from where the last one stopped.
+ * streamed to disk is summarized without being held in memory. Its state (saved with util/state-file.ts) lets a collect that
+ * resumes a grown file carry on from where the last one stopped.
  *
  * Entries, tool uses and tokens include subagent threads (it is the session's work); the pattern, the
  * prompts and the pages describe the main thread (seed 000's definitions).
@@ -136,16 +142,22 @@ export class SessionAccumulator {
 
     const responseId = m.metadata?.response_id;
     if (responseId) {
-      const r = (t.responses[responseId] ??= { toolCalls: 0, lastIndex: index });
-      r.lastIndex = index;
+      let flags = t.responses.get(responseId) ?? 0;
       if (kind !== 'api_error' && (m.source_type === 'message' || m.source_type === 'tool_call')) {
-        if (r.entryAt === undefined) {
-          r.entryAt = m.timestamp;
-          r.entryOrder = t.entries++;
-          t.lastEntry = responseId;
+        if (!(flags & ENTRY)) {
+          flags |= ENTRY;
+          t.entries += 1;
+          this.slot(t, m.timestamp).entries += 1;
+          t.lastEntry = { id: responseId, toolCalls: 0, lastIndex: index };
         }
-        if (m.source_type === 'tool_call') r.toolCalls += 1;
+        if (m.source_type === 'tool_call') {
+          if (!(flags & TOOLS)) t.toolRounds += 1;
+          flags |= TOOLS;
+          if (t.lastEntry?.id === responseId) t.lastEntry.toolCalls += 1;
+        }
       }
+      t.responses.set(responseId, flags);
+      if (t.lastEntry?.id === responseId) t.lastEntry.lastIndex = index;
     }
     if (kind === 'prompt' && isMain) {
       t.prompts += 1;
@@ -157,16 +169,18 @@ export class SessionAccumulator {
         text: text.length > PROMPT_PREVIEW ? `${text.slice(0, PROMPT_PREVIEW)}…` : text,
       });
     }
-    // Patches name a message by id; a repeated id (not one a patch can name) is kept under its own key.
-    if (m.metadata?.usage) t.usages[uniqueKey(t.usages, m.id, index)] = { at: m.timestamp, usage: m.metadata.usage };
+    if (m.metadata?.usage) {
+      addTokens(t.tokens, m.metadata.usage);
+      addTokens(this.slot(t, m.timestamp).tokens, m.metadata.usage);
+    }
     const call = m.tool_call;
     if (m.source_type === 'tool_call' && call) {
-      t.calls[uniqueKey(t.calls, m.id, index)] = { name: call.name, status: call.status };
       t.toolUses += 1;
-      t.toolUsesByName[call.name] = (t.toolUsesByName[call.name] ?? 0) + 1;
+      count(t.toolUsesByName, call.name, 1);
       const at = this.slot(t, m.timestamp);
       at.toolUses += 1;
-      at.toolUsesByName[call.name] = (at.toolUsesByName[call.name] ?? 0) + 1;
+      count(at.toolUsesByName, call.name, 1);
+      if (call.status === 'error') count(t.toolErrorsByName, call.name, 1);
     }
     if (isMain) this.pages.add(m, index);
   }
@@ -174,11 +188,18 @@ export class SessionAccumulator {
   patch(thread: string, patch: MessagePatch): void {
     const t = this.state.threads[thread];
     if (!t) return;
-    const call = t.calls[patch.id];
-    if (call && patch.status !== undefined) call.status = patch.status;
-    if (patch.usage) {
-      const seen = t.usages[patch.id];
-      if (seen) seen.usage = patch.usage;
+    if (patch.status !== undefined && patch.tool !== undefined && patch.status !== patch.was?.status) {
+      if (patch.was?.status === 'error') count(t.toolErrorsByName, patch.tool, -1);
+      if (patch.status === 'error') count(t.toolErrorsByName, patch.tool, 1);
+    }
+    if (patch.usage && patch.at !== undefined) {
+      const slot = this.slot(t, patch.at);
+      if (patch.was?.usage) {
+        subtractTokens(t.tokens, patch.was.usage);
+        subtractTokens(slot.tokens, patch.was.usage);
+      }
+      addTokens(t.tokens, patch.usage);
+      addTokens(slot.tokens, patch.usage);
     }
   }
 
@@ -202,7 +223,6 @@ export class SessionAccumulator {
       tokens: emptyTokens(),
       activity: {},
     };
-    const slot = (iso: string) => (stats.activity[iso ? slotOf(iso) : 'unknown'] ??= emptySlot());
     let startedAt = '';
     let endedAt = '';
     const models = new Set<string>();
@@ -211,32 +231,22 @@ export class SessionAccumulator {
       if (!t) continue;
       stats.messages += t.shown;
       stats.prompts += t.prompts;
+      stats.entries += t.entries;
+      stats.toolRounds += t.toolRounds;
       stats.toolUses += t.toolUses;
-      for (const [name, n] of Object.entries(t.toolUsesByName)) {
-        stats.toolUsesByName[name] = (stats.toolUsesByName[name] ?? 0) + n;
+      addTokens(stats.tokens, t.tokens);
+      for (const [name, n] of Object.entries(t.toolUsesByName)) count(stats.toolUsesByName, name, n);
+      for (const [name, n] of Object.entries(t.toolErrorsByName)) {
+        stats.toolErrors += n;
+        count(stats.toolErrorsByName, name, n);
       }
       for (const [key, s] of Object.entries(t.slots)) {
         const into = (stats.activity[key] ??= emptySlot());
+        into.entries += s.entries;
         into.prompts += s.prompts;
         into.toolUses += s.toolUses;
-        for (const [name, n] of Object.entries(s.toolUsesByName)) {
-          into.toolUsesByName[name] = (into.toolUsesByName[name] ?? 0) + n;
-        }
-      }
-      for (const r of Object.values(t.responses)) {
-        if (r.entryAt === undefined) continue;
-        stats.entries += 1;
-        if (r.toolCalls > 0) stats.toolRounds += 1;
-        slot(r.entryAt).entries += 1;
-      }
-      for (const { at, usage } of Object.values(t.usages)) {
-        addTokens(stats.tokens, usage);
-        addTokens(slot(at).tokens, usage);
-      }
-      for (const call of Object.values(t.calls)) {
-        if (call.status !== 'error') continue;
-        stats.toolErrors += 1;
-        stats.toolErrorsByName[call.name] = (stats.toolErrorsByName[call.name] ?? 0) + 1;
+        addTokens(into.tokens, s.tokens);
+        for (const [name, n] of Object.entries(s.toolUsesByName)) count(into.toolUsesByName, name, n);
       }
       if (t.firstAt && (!startedAt || t.firstAt < startedAt)) startedAt = t.firstAt;
       if (t.lastAt && t.lastAt > endedAt) endedAt = t.lastAt;
@@ -257,16 +267,9 @@ export class SessionAccumulator {
 /** `incomplete` when no response came, the last one asked for tools, or a prompt came after it; else by tool
  * rounds. */
 function pattern(t: ThreadState): ConversationPattern {
-  if (!t.lastEntry) return 'incomplete';
-  const last = t.responses[t.lastEntry]!;
-  if (last.toolCalls > 0 || t.lastPromptIndex > last.lastIndex) return 'incomplete';
-  let rounds = 0;
-  for (const r of Object.values(t.responses)) if (r.entryAt !== undefined && r.toolCalls > 0) rounds += 1;
-  return rounds === 0 ? 'simple' : rounds === 1 ? 'single_tool' : 'multi_tool';
-}
-
-function uniqueKey(record: Record<string, unknown>, id: string, index: number): string {
-  return id in record ? `${id}\u0000${index}` : id;
+  const last = t.lastEntry;
+  if (!last || last.toolCalls > 0 || t.lastPromptIndex > last.lastIndex) return 'incomplete';
+  return t.toolRounds === 0 ? 'simple' : t.toolRounds === 1 ? 'single_tool' : 'multi_tool';
 }
 
 function sortedKeys<T>(record: Record<string, T>): Record<string, T> {

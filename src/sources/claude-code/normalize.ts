@@ -4,6 +4,7 @@ import type {
   MessageSegment,
   NormalizedMessage,
   TokenUsage,
+  ToolCall,
   ToolStatus,
 } from '../../model/message.ts';
 import type { JsonlRecord } from '../../util/jsonl.ts';
@@ -42,30 +43,30 @@ interface TitleState {
   auto?: string;
 }
 
-/** A call's state as written: the last call message with its id, and the status and result it shows. */
-interface CallLink {
-  id: string;
-  name: string;
-  status: ToolStatus;
-  resultId?: string;
-}
+/** Token counts as `[input, output, cacheRead, cacheCreation]`: state is kept per response, so kept small. */
+type Tokens = [number, number, number, number];
 
-/** The results written for one call id: all carry the same tool name (the call's, once it is known). */
+/** The last call message with a call id: `[message id, tool name, status shown, result id shown]`. */
+type CallLink = [id: string, name: string, status: ToolStatus, resultId?: string];
+
+/** Results for a call id that its `CallLink` cannot tell (written before the call, or more than one); all
+ * carry the same tool name, the call's once it is known. */
 interface ResultLinks {
   ids: string[];
   name: string;
   status: ToolStatus;
-  lastId: string;
 }
 
-/** A response's usage: the best seen so far, and what its first message shows. */
+/** A response's usage: its first message (once written), the best usage seen, and, while the two differ,
+ * what the first message shows (`null`: nothing). */
 interface ResponseUsage {
-  firstId?: string;
-  best?: TokenUsage;
-  shown?: TokenUsage;
+  first?: string;
+  best?: Tokens;
+  shown?: Tokens | null;
 }
 
-/** Everything a normalizer remembers between lines, as JSON: a later run resumes a grown file from it. */
+/** Everything a normalizer remembers between lines (saved with util/state-file.ts): a later run resumes a
+ * grown file from it. */
 export interface ThreadState {
   thread: string;
   idPrefix: string;
@@ -74,17 +75,42 @@ export interface ThreadState {
   gitBranch?: string;
   cliVersion?: string;
   resumedFrom: string[];
-  seenRecords: string[];
+  records: Map<string, RecordPrints>;
   unknownTypes: [string, { line: number; count: number }][];
-  uuidsInFile: string[];
-  sidechainRootOf: [string, string][];
+  sidechainRootOf: Map<string, string>;
   sidechains: [string, ThreadState][];
-  calls: [string, CallLink][];
-  results: [string, ResultLinks][];
-  usage: [string, ResponseUsage][];
+  calls: Map<string, CallLink>;
+  results: Map<string, ResultLinks>;
+  usage: Map<string, ResponseUsage>;
   lastTimestamp?: string;
   pendingSummaries: { title: string; leafUuid?: string }[];
   written: number;
+}
+
+/**
+ * What is known of the records with one uuid: a 30-bit fingerprint of each one's type, time and length
+ * (to drop a repeated record), times two, plus one once a record with it was this thread's own (for the
+ * summaries that name their last record). An array in the rare case of several records with one uuid.
+ */
+type RecordPrints = number | number[];
+
+function fingerprint(type: unknown, timestamp: unknown, length: number): number {
+  const text = `${String(type)}\u0000${String(timestamp)}\u0000${length}`;
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return (h >>> 0) & 0x3fffffff;
+}
+
+function tokens(u: TokenUsage): Tokens {
+  return [u.input, u.output, u.cacheRead, u.cacheCreation];
+}
+
+function usageOf(t: Tokens): TokenUsage {
+  return { input: t[0], output: t[1], cacheRead: t[2], cacheCreation: t[3] };
+}
+
+function sameTokens(a: Tokens | undefined | null, b: Tokens | undefined | null): boolean {
+  return !!a && !!b && a[0] === b[0] && a[1] === b[1] && a[2] === b[2] && a[3] === b[3];
 }
 
 export interface ThreadOptions {
@@ -114,13 +140,12 @@ export class ThreadNormalizer {
   /** Messages written so far. */
   written = 0;
 
-  private readonly seenRecords = new Set<string>();
+  private records = new Map<string, RecordPrints>();
   private readonly unknownTypes = new Map<string, { line: number; count: number }>();
-  private readonly uuidsInFile = new Set<string>();
-  private readonly sidechainRootOf = new Map<string, string>();
-  private readonly calls = new Map<string, CallLink>();
-  private readonly results = new Map<string, ResultLinks>();
-  private readonly usage = new Map<string, ResponseUsage>();
+  private sidechainRootOf = new Map<string, string>();
+  private calls = new Map<string, CallLink>();
+  private results = new Map<string, ResultLinks>();
+  private usage = new Map<string, ResponseUsage>();
   private lastTimestamp?: string;
   /** Messages without a time of their own wait here for the next record that has one. */
   private readonly undated: NormalizedMessage[] = [];
@@ -145,14 +170,13 @@ export class ThreadNormalizer {
       gitBranch: this.gitBranch,
       cliVersion: this.cliVersion,
       resumedFrom: [...this.resumedFrom],
-      seenRecords: [...this.seenRecords],
+      records: this.records,
       unknownTypes: [...this.unknownTypes],
-      uuidsInFile: [...this.uuidsInFile],
-      sidechainRootOf: [...this.sidechainRootOf],
+      sidechainRootOf: this.sidechainRootOf,
       sidechains: [...this.sidechains].map(([root, t]) => [root, t.snapshot()]),
-      calls: [...this.calls],
-      results: [...this.results],
-      usage: [...this.usage],
+      calls: this.calls,
+      results: this.results,
+      usage: this.usage,
       lastTimestamp: this.lastTimestamp,
       pendingSummaries: [...this.pendingSummaries],
       written: this.written,
@@ -166,16 +190,15 @@ export class ThreadNormalizer {
     t.gitBranch = state.gitBranch;
     t.cliVersion = state.cliVersion;
     for (const id of state.resumedFrom) t.resumedFrom.add(id);
-    for (const key of state.seenRecords) t.seenRecords.add(key);
+    t.records = state.records;
     for (const [k, v] of state.unknownTypes) t.unknownTypes.set(k, v);
-    for (const uuid of state.uuidsInFile) t.uuidsInFile.add(uuid);
-    for (const [k, v] of state.sidechainRootOf) t.sidechainRootOf.set(k, v);
+    t.sidechainRootOf = state.sidechainRootOf;
     for (const [root, s] of state.sidechains) {
       t.sidechains.set(root, ThreadNormalizer.restore(file, s, out, { warn: options.warn }));
     }
-    for (const [k, v] of state.calls) t.calls.set(k, v);
-    for (const [k, v] of state.results) t.results.set(k, v);
-    for (const [k, v] of state.usage) t.usage.set(k, v);
+    t.calls = state.calls;
+    t.results = state.results;
+    t.usage = state.usage;
     t.lastTimestamp = state.lastTimestamp;
     t.pendingSummaries = [...state.pendingSummaries];
     t.written = state.written;
@@ -195,11 +218,9 @@ export class ThreadNormalizer {
       return;
     }
     const record = value as ClaudeRecord;
-    if (record.uuid) {
-      // A record repeated in the same file (same uuid, type, time and length) is one record.
-      const key = `${record.uuid}\u0000${record.type}\u0000${record.timestamp}\u0000${end - start}`;
-      if (this.seenRecords.has(key)) return;
-      this.seenRecords.add(key);
+    // A record repeated in the same file (same uuid, type, time and length) is one record.
+    if (record.uuid && !this.firstOfItsKind(record.uuid, fingerprint(record.type, record.timestamp, end - start))) {
+      return;
     }
     const { sessionId, isOwnedElsewhere } = this.options;
     if (sessionId && record.sessionId && record.sessionId !== sessionId && isOwnedElsewhere?.(record.sessionId)) {
@@ -210,7 +231,7 @@ export class ThreadNormalizer {
       this.routeSidechain(record, line);
       return;
     }
-    if (record.uuid) this.uuidsInFile.add(record.uuid);
+    if (record.uuid) this.markOwn(record.uuid);
     if (record.cwd) this.cwd ??= record.cwd;
     if (record.gitBranch) this.gitBranch = record.gitBranch;
     if (record.version) this.cliVersion = record.version;
@@ -276,16 +297,46 @@ export class ThreadNormalizer {
       this.flushUndated(fallbackTime);
     }
     for (const s of this.pendingSummaries) {
-      if (!s.leafUuid || this.uuidsInFile.has(s.leafUuid)) this.titles.auto = s.title;
+      if (!s.leafUuid || this.isOwn(s.leafUuid)) this.titles.auto = s.title;
     }
     for (const r of this.usage.values()) {
-      if (r.firstId && r.best && !sameUsage(r.best, r.shown)) {
-        this.out.patch(this.thread, { id: r.firstId, usage: r.best });
-        r.shown = r.best;
+      if (r.first && r.best && r.shown !== undefined) {
+        this.out.patch(this.thread, {
+          id: r.first,
+          usage: usageOf(r.best),
+          ...(r.shown ? { was: { usage: usageOf(r.shown) } } : {}),
+          at: r.first.slice(0, r.first.indexOf('#')), // a message id starts with its time
+        });
       }
+      delete r.shown;
     }
     for (const thread of this.sidechains.values()) thread.finish(fallbackTime);
     this.datedByMtime ||= [...this.sidechains.values()].some((t) => t.datedByMtime);
+  }
+
+  /** Notes a record; false when the same record (by uuid and fingerprint) was seen before. */
+  private firstOfItsKind(uuid: string, print: number): boolean {
+    const known = this.records.get(uuid);
+    if (known === undefined) {
+      this.records.set(uuid, print * 2);
+      return true;
+    }
+    const prints = Array.isArray(known) ? known : [known];
+    if (prints.some((p) => p >> 1 === print)) return false;
+    this.records.set(uuid, [...prints, print * 2]);
+    return true;
+  }
+
+  private markOwn(uuid: string): void {
+    const known = this.records.get(uuid);
+    if (typeof known === 'number') this.records.set(uuid, known | 1);
+    else if (known) known[0]! |= 1;
+    else this.records.set(uuid, 1); // (a record routed here without passing `add`)
+  }
+
+  private isOwn(uuid: string): boolean {
+    const known = this.records.get(uuid);
+    return known !== undefined && (Array.isArray(known) ? known.some((p) => p & 1) : (known & 1) === 1);
   }
 
   get title(): string | undefined {
@@ -471,7 +522,10 @@ export class ThreadNormalizer {
     let r = this.usage.get(responseId);
     if (!r) this.usage.set(responseId, (r = {}));
     // Streamed lines repeat the usage of message_start; the final line carries the real output count.
-    if (!r.best || next.output >= r.best.output) r.best = next;
+    if (r.best && next.output < r.best[1]) return;
+    if (r.first && r.shown === undefined) r.shown = r.best ?? null; // its first message shows the old best
+    r.best = tokens(next);
+    if (sameTokens(r.best, r.shown)) delete r.shown;
   }
 
   private addSystem(record: ClaudeRecord, line: number): void {
@@ -597,67 +651,84 @@ export class ThreadNormalizer {
    */
   private emit(m: NormalizedMessage): void {
     const call = m.tool_call;
-    if (m.source_type === 'tool_call' && call?.call_id) {
-      const previous = this.calls.get(call.call_id);
-      if (previous && (previous.status !== 'unanswered' || previous.resultId)) {
-        this.out.patch(this.thread, { id: previous.id, status: 'unanswered', resultId: null });
-      }
-      const results = this.results.get(call.call_id);
-      if (results) {
-        call.status = results.status;
-        call.result_id = results.lastId;
-        if (results.name !== call.name) {
-          for (const id of results.ids) this.out.patch(this.thread, { id, name: call.name });
-          results.name = call.name;
-        }
-      }
-      this.calls.set(call.call_id, { id: m.id, name: call.name, status: call.status, resultId: call.result_id });
-    } else if (m.source_type === 'tool_result' && call) {
-      const linked = this.calls.get(call.call_id);
-      if (linked) {
-        call.name = linked.name;
-        if (linked.status !== call.status || linked.resultId !== m.id) {
-          this.out.patch(this.thread, { id: linked.id, status: call.status, resultId: m.id });
-          linked.status = call.status;
-          linked.resultId = m.id;
-        }
-      }
-      if (call.call_id) {
-        const results = this.results.get(call.call_id);
-        if (results) {
-          results.ids.push(m.id);
-          results.status = call.status;
-          results.lastId = m.id;
-        } else {
-          this.results.set(call.call_id, { ids: [m.id], name: call.name, status: call.status, lastId: m.id });
-        }
-      }
-    }
+    if (m.source_type === 'tool_call' && call?.call_id) this.linkCall(m, call);
+    else if (m.source_type === 'tool_result' && call) this.linkResult(m, call);
     const responseId = m.metadata?.response_id;
     if (responseId) {
       let r = this.usage.get(responseId);
       if (!r) this.usage.set(responseId, (r = {}));
-      if (!r.firstId) {
-        r.firstId = m.id;
-        if (r.best) {
-          m.metadata!.usage = r.best;
-          r.shown = r.best;
-        }
+      if (!r.first) {
+        r.first = m.id;
+        if (r.best) m.metadata!.usage = usageOf(r.best);
       }
     }
     this.written += 1;
     this.out.message(this.thread, m);
   }
-}
 
-function sameUsage(a: TokenUsage, b: TokenUsage | undefined): boolean {
-  return (
-    !!b &&
-    a.input === b.input &&
-    a.output === b.output &&
-    a.cacheRead === b.cacheRead &&
-    a.cacheCreation === b.cacheCreation
-  );
+  /** The results a call id has had, from its explicit entry or, in the usual case of one, from its call. */
+  private resultsOf(callId: string): ResultLinks | undefined {
+    const explicit = this.results.get(callId);
+    if (explicit) return explicit;
+    const link = this.calls.get(callId);
+    return link?.[3] ? { ids: [link[3]], name: link[1], status: link[2] } : undefined;
+  }
+
+  private linkCall(m: NormalizedMessage, call: ToolCall): void {
+    const previous = this.calls.get(call.call_id);
+    const results = this.resultsOf(call.call_id);
+    if (previous && (previous[2] !== 'unanswered' || previous[3])) {
+      const was = previous[2];
+      this.out.patch(this.thread, {
+        id: previous[0],
+        status: 'unanswered',
+        resultId: null,
+        was: { status: was },
+        tool: previous[1],
+      });
+    }
+    if (results) {
+      call.status = results.status;
+      call.result_id = results.ids[results.ids.length - 1];
+      if (results.name !== call.name) {
+        for (const id of results.ids) this.out.patch(this.thread, { id, name: call.name });
+      }
+      if (this.results.has(call.call_id)) results.name = call.name;
+    }
+    this.calls.set(call.call_id, [m.id, call.name, call.status, call.result_id]);
+  }
+
+  private linkResult(m: NormalizedMessage, call: ToolCall): void {
+    const link = this.calls.get(call.call_id);
+    const explicit = this.results.get(call.call_id);
+    if (call.call_id && !explicit && (!link || link[3])) {
+      // Not the one result its call entry can tell: keep the list.
+      this.results.set(call.call_id, {
+        ids: link?.[3] ? [link[3]] : [],
+        name: link?.[1] ?? call.name,
+        status: call.status,
+      });
+    }
+    if (link) {
+      call.name = link[1];
+      if (link[2] !== call.status || link[3] !== m.id) {
+        this.out.patch(this.thread, {
+          id: link[0],
+          status: call.status,
+          resultId: m.id,
+          was: { status: link[2] },
+          tool: link[1],
+        });
+        link[2] = call.status;
+        link[3] = m.id;
+      }
+    }
+    const results = this.results.get(call.call_id);
+    if (results && call.call_id) {
+      results.ids.push(m.id);
+      results.status = call.status;
+    }
+  }
 }
 
 function recordTimestamp(record: ClaudeRecord): string | undefined {

@@ -6,7 +6,8 @@ import { type BodyOut, MAIN_THREAD, type MessagePatch, ThreadAssembler } from '.
 import type { NormalizedMessage } from '../../model/message.ts';
 import type { Session, SessionSummary, SubagentThread } from '../../model/session.ts';
 import { type AccumulatorState, SessionAccumulator } from '../../stats/session-accumulator.ts';
-import { readJsonFile, writeFileAtomic } from '../../util/fs.ts';
+import { readJsonFile } from '../../util/fs.ts';
+import { readStateFile, writeStateFile } from '../../util/state-file.ts';
 import { type JsonlEnd, readJsonl } from '../../util/jsonl.ts';
 import type { WarningSink } from '../../util/warnings.ts';
 import type { SessionFiles, SubagentFile } from './paths.ts';
@@ -321,7 +322,7 @@ export async function collectSession(
 ): Promise<CollectedSession> {
   const data = new DataDir(target.dataDir);
   const paths = sessionFiles(files);
-  const saved = await readJsonFile<ResumeState>(target.resumePath);
+  const saved = await readStateFile<ResumeState>(target.resumePath);
   await fs.rm(target.resumePath, { force: true });
   const bodySize = saved && (await fs.stat(data.messagesPath(target.bodyPath)).catch(() => undefined))?.size;
   const hashes =
@@ -371,6 +372,6 @@ async function commit(
 ): Promise<Omit<CollectedSession, 'resumed'>> {
   const summary = summaryOf(streamed.header, streamed.totals, target.bodyPath, target.collectedAt);
   const bodyBytes = await writer.commit(summary, streamed.header);
-  if (streamed.resume) await writeFileAtomic(target.resumePath, JSON.stringify({ ...streamed.resume, bodyBytes }));
+  if (streamed.resume) writeStateFile(target.resumePath, { ...streamed.resume, bodyBytes });
   return { summary, partial: streamed.header.partial === true, written: true };
 }
