@@ -22,6 +22,7 @@ import {
   generateClaude,
   prng,
   scaleClaudeProfile,
+  uuidFrom,
   writeClaudeSession,
 } from './generate-claude.ts';
 import { CODEX_PROFILE, generateCodex, scaleCodexProfile } from './generate-codex.ts';
@@ -204,14 +205,24 @@ async function main(): Promise<void> {
     if (!originalSizes.has(file)) originalSizes.set(file, (await fs.stat(file)).size);
     await appendClaudeLines(file, lines);
   };
+  // A new session of the median size, named as Claude Code names them (a UUID), in a project of its own.
+  const newProject = path.join(path.dirname(path.dirname(medianFile.file)), '-home-bench-work-new');
   const addFile = async () => {
-    const copy = path.join(path.dirname(medianFile.file), `00000000-bench-${addedFiles.length}.jsonl`);
-    addedFiles.push(copy);
-    await fs.copyFile(medianFile.file, copy);
+    const random = prng(0xadd + addedFiles.length);
+    const added = path.join(newProject, `${uuidFrom(random)}.jsonl`);
+    addedFiles.push(added);
+    await fs.mkdir(newProject, { recursive: true });
+    await writeClaudeSession(
+      added,
+      medianFile.bytes,
+      '/home/bench/work/new',
+      Date.parse('2026-11-01T09:00:00Z'),
+      random,
+    );
   };
   const restore = async () => {
     for (const [file, size] of originalSizes) await fs.truncate(file, size);
-    for (const file of addedFiles) await fs.rm(file, { force: true });
+    await fs.rm(newProject, { recursive: true, force: true });
   };
   try {
     await measureAll();
@@ -315,10 +326,16 @@ async function main(): Promise<void> {
       `\nCold collect throughput: ${mbPerSecond.toFixed(0)} MB/s over ${mb(totalBytes)} MB (Claude + Codex JSONL + the Q database)`,
     );
     if (huge) console.log(`Huge session cold collect: ${huge.mbPerSecond.toFixed(0)} MB/s`);
-    if (ccusage)
+    if (ccusage) {
+      // ccusage reads the whole corpus on every run; agent-logbook's daily run is an incremental collect.
+      const daily = results[2]!;
       console.log(
         `ccusage daily (Claude only) / cold collect (all sources): ${(ccusage.seconds / cold.seconds).toFixed(2)}×`,
       );
+      console.log(
+        `ccusage daily (Claude only) / collect after one file grew (the daily case): ${(ccusage.seconds / daily.seconds).toFixed(1)}×`,
+      );
+    }
 
     await fs.mkdir(args.out!, { recursive: true });
     const file = path.join(args.out!, `bench-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);

@@ -1,6 +1,6 @@
-import { promises as fs } from 'node:fs';
+import { statSync } from 'node:fs';
 import type { SourceId } from '../model/message.ts';
-import type { HistoryPrompt } from '../model/session.ts';
+import type { HistoryPrompt, SessionSummary } from '../model/session.ts';
 import { SOURCES } from '../sources/index.ts';
 import type { Source, SourceContext } from '../sources/source.ts';
 import type { CollectWarning } from '../util/warnings.ts';
@@ -46,8 +46,12 @@ export async function collect(options: CollectOptions): Promise<CollectReport> {
   const data = new DataDir(options.dataDir);
   await data.open();
   const now = (options.now ?? (() => new Date()))().toISOString();
-  const previous = new Map((await data.readSummaries()).map((s) => [s.id, s]));
-  const summaries = new Map(previous);
+  /** What the archive holds, in brief: enough to tell what changed (the full summaries are read only to
+   * write them again, when something did). */
+  const previous = new Map((await data.readIndexEntries()).map((e) => [e.id, e]));
+  const current = new Map(previous);
+  /** Summaries of the sessions written in this run. */
+  const written = new Map<string, SessionSummary>();
   const warnings: CollectWarning[] = [];
   const reports: SourceReport[] = [];
   /** Sessions a source produced in this run; every other archived session is gone from its source. */
@@ -56,10 +60,15 @@ export async function collect(options: CollectOptions): Promise<CollectReport> {
   const stamps = new Map<string, string>();
   const stampsOf = (files: string[]) =>
     Object.fromEntries(files.flatMap((f) => (stamps.has(f) ? [[f, stamps.get(f)!] as const] : [])));
+  const record = (summary: SessionSummary) => {
+    summary.fileStamps = stampsOf(summary.files);
+    written.set(summary.id, summary);
+    current.set(summary.id, summary);
+  };
   /** file → archived sessions read from it */
   const sessionsByFile = new Map<string, string[]>();
-  for (const summary of previous.values()) {
-    for (const file of summary.files) sessionsByFile.set(file, [...(sessionsByFile.get(file) ?? []), summary.id]);
+  for (const entry of previous.values()) {
+    for (const file of entry.files) sessionsByFile.set(file, [...(sessionsByFile.get(file) ?? []), entry.id]);
   }
 
   for (const source of options.sources ?? SOURCES) {
@@ -78,8 +87,8 @@ export async function collect(options: CollectOptions): Promise<CollectReport> {
         isArchived: (sessionId) => previous.has(`${source.id}/${sessionId}`),
       },
       stamp: async (file) => {
-        const current = await fileStamp(file);
-        if (current) stamps.set(file, current);
+        const stamp = fileStamp(file);
+        if (stamp) stamps.set(file, stamp);
       },
       unchanged: async (files) => {
         const ids = [...new Set(files.flatMap((f) => sessionsByFile.get(f) ?? []))].filter((id) =>
@@ -91,7 +100,7 @@ export async function collect(options: CollectOptions): Promise<CollectReport> {
         for (const id of ids) {
           const recorded = previous.get(id)!.fileStamps ?? {};
           for (const file of previous.get(id)!.files) {
-            if (!recorded[file] || recorded[file] !== (await fileStamp(file))) return undefined;
+            if (!recorded[file] || recorded[file] !== fileStamp(file)) return undefined;
           }
         }
         return ids.map((id) => id.slice(source.id.length + 1));
@@ -118,7 +127,7 @@ export async function collect(options: CollectOptions): Promise<CollectReport> {
       warnings: 0,
     };
     const prompts = new Map((await data.readPrompts(source.id)).map((p) => [promptKey(p), p]));
-    const promptsBefore = prompts.size;
+    let promptsChanged = false;
     if (location.found.length > 0) {
       for await (const item of source.read(location, ctx)) {
         if (item.kind === 'unchanged') {
@@ -127,7 +136,12 @@ export async function collect(options: CollectOptions): Promise<CollectReport> {
           continue;
         }
         if (item.kind === 'prompt') {
-          prompts.set(promptKey(item.prompt), item.prompt);
+          const key = promptKey(item.prompt);
+          const known = prompts.get(key);
+          if (!known || JSON.stringify(known) !== JSON.stringify(item.prompt)) {
+            prompts.set(key, item.prompt);
+            promptsChanged = true;
+          }
           report.prompts += 1;
           continue;
         }
@@ -136,8 +150,7 @@ export async function collect(options: CollectOptions): Promise<CollectReport> {
           const id = item.summary.id;
           if (!item.partial) seen.add(id);
           if (!item.written) continue;
-          item.summary.fileStamps = stampsOf(item.summary.files);
-          summaries.set(id, item.summary);
+          record(item.summary);
           report.sessions += 1;
           if (item.resumed) report.resumed += 1;
           continue;
@@ -149,11 +162,11 @@ export async function collect(options: CollectOptions): Promise<CollectReport> {
         const summary = summarize(item.session, data.bodyPath(source.id, item.session.sessionId), now);
         summary.fileStamps = stampsOf(summary.files);
         await data.writeBody({ summary, session: item.session });
-        summaries.set(id, summary);
+        record(summary);
         report.sessions += 1;
       }
     }
-    if (prompts.size !== promptsBefore || report.prompts > 0) {
+    if (promptsChanged) {
       await data.writePrompts(
         source.id,
         [...prompts.values()].sort((a, b) => a.timestamp.localeCompare(b.timestamp)),
@@ -164,18 +177,18 @@ export async function collect(options: CollectOptions): Promise<CollectReport> {
   }
 
   let archivedOnly = 0;
-  let changed = reports.some((r) => r.sessions > 0) || summaries.size !== previous.size;
-  for (const summary of summaries.values()) {
-    const unknown = !seen.has(summary.id) && summary.files.some((f) => unavailable.has(f)); // unreadable this run
-    if (!unknown && summary.sourcePresent !== seen.has(summary.id)) {
-      summary.sourcePresent = seen.has(summary.id);
-      changed = true;
-    }
-    if (!summary.sourcePresent) archivedOnly += 1;
+  let changed = written.size > 0;
+  const presence = new Map<string, boolean>();
+  for (const entry of current.values()) {
+    const unknown = !seen.has(entry.id) && entry.files.some((f) => unavailable.has(f)); // unreadable this run
+    const present = unknown ? entry.sourcePresent : seen.has(entry.id);
+    if (present !== entry.sourcePresent) changed = true;
+    presence.set(entry.id, present);
+    if (!present) archivedOnly += 1;
   }
   // Nothing read, nothing gone: the index on disk is already right (the common case of a frequent collect).
-  if (changed) await data.writeSummaries([...summaries.values()]);
-  return { sources: reports, totalSessions: summaries.size, archivedOnly, warnings };
+  if (changed) await data.writeSummaries(current.values(), written, presence);
+  return { sources: reports, totalSessions: current.size, archivedOnly, warnings };
 }
 
 function promptKey(p: HistoryPrompt): string {
@@ -183,16 +196,15 @@ function promptKey(p: HistoryPrompt): string {
 }
 
 /** `size:mtimeMs` of a file (and of its SQLite `-wal`, where changes sit until a checkpoint), or undefined. */
-async function fileStamp(file: string): Promise<string | undefined> {
-  try {
-    const stat = await fs.stat(file);
-    let stamp = `${stat.size}:${stat.mtimeMs}`;
-    if (/\.(sqlite3?|db)$/.test(file)) {
-      const wal = await fs.stat(`${file}-wal`).catch(() => undefined);
-      if (wal) stamp += `:${wal.size}:${wal.mtimeMs}`;
-    }
-    return stamp;
-  } catch {
-    return undefined;
+// Synchronous: a warm collect stats thousands of files, and statSync of a cached inode is a few microseconds
+// where a promise round trip through the thread pool is tens.
+function fileStamp(file: string): string | undefined {
+  const stat = statSync(file, { throwIfNoEntry: false });
+  if (!stat) return undefined;
+  let stamp = `${stat.size}:${stat.mtimeMs}`;
+  if (/\.(sqlite3?|db)$/.test(file)) {
+    const wal = statSync(`${file}-wal`, { throwIfNoEntry: false });
+    if (wal) stamp += `:${wal.size}:${wal.mtimeMs}`;
   }
+  return stamp;
 }

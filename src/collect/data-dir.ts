@@ -32,7 +32,8 @@ import { LineWriter } from '../util/line-writer.ts';
  *   sessions/<source>/<session-id>.messages.jsonl   BodyLine per line: messages, and patches to earlier ones
  *   index/sessions.json                             SessionSummary[] (what the site's collections load)
  *   prompts/<source>.json                           HistoryPrompt[] (prompt history, merged, never shrinks)
- *   cache/                                          derived data, safe to delete (render cache, resume points)
+ *   cache/                                          derived data, safe to delete (render cache, resume points,
+ *                                                   collect-index.json: the part of the summaries collect checks)
  *
  * Messages are one JSON document per line so that a session of any size is written and read a line at a
  * time (one JSON string of a 2 GB session cannot exist), and a grown session is appended to. Version 1 kept
@@ -41,6 +42,8 @@ import { LineWriter } from '../util/line-writer.ts';
 export const DATA_FORMAT = 'agent-logbook-data';
 export const DATA_VERSION = 2;
 const READABLE_VERSIONS = [1, 2];
+/** Of cache/collect-index.json: bump it when IndexEntry changes, and older copies are rebuilt. */
+const COLLECT_INDEX_VERSION = 1;
 
 /** A session body as the rest of the program sees it, whatever its version on disk. */
 export interface SessionBody {
@@ -95,12 +98,99 @@ export class DataDir {
   }
 
   async readSummaries(): Promise<SessionSummary[]> {
-    return (await readJsonFile<SessionSummary[]>(path.join(this.root, 'index', 'sessions.json'))) ?? [];
+    return (await readJsonFile<SessionSummary[]>(this.summariesFile)) ?? [];
   }
 
-  async writeSummaries(summaries: SessionSummary[]): Promise<void> {
-    const sorted = [...summaries].sort((a, b) => a.startedAt.localeCompare(b.startedAt) || a.id.localeCompare(b.id));
-    await writeFileAtomic(path.join(this.root, 'index', 'sessions.json'), JSON.stringify(sorted));
+  /**
+   * Writes the index: one summary per line inside a JSON array, ordered by start. `changed` summaries are
+   * written anew; every other session in `entries` keeps its line from the index on disk, copied as bytes
+   * (a run that read one session should not parse and write megabytes of summaries), unless `present`
+   * changes its sourcePresent.
+   */
+  async writeSummaries(
+    entries: Iterable<IndexEntry>,
+    changed: ReadonlyMap<string, SessionSummary>,
+    present: ReadonlyMap<string, boolean> = new Map(),
+  ): Promise<void> {
+    const sorted = [...entries].sort((a, b) => a.startedAt.localeCompare(b.startedAt) || a.id.localeCompare(b.id));
+    const kept = sorted.some((e) => !changed.has(e.id)) ? await this.readSummaryLines() : new Map<string, Buffer>();
+    const lines: Buffer[] = [];
+    const written: IndexEntry[] = [];
+    for (const entry of sorted) {
+      let summary = changed.get(entry.id);
+      let line = summary ? undefined : kept.get(entry.id);
+      const presence = present.get(entry.id);
+      if (line && presence !== undefined && presence !== entry.sourcePresent) {
+        summary = JSON.parse(line.toString('utf8')) as SessionSummary;
+        line = undefined;
+      }
+      if (summary) {
+        if (presence !== undefined) summary.sourcePresent = presence;
+        line = summaryLine(summary);
+      }
+      if (!line) continue; // not in the index on disk: nothing to keep
+      lines.push(line);
+      written.push(indexEntry({ ...entry, ...(summary ?? {}), sourcePresent: presence ?? entry.sourcePresent }));
+    }
+    const body = lines.flatMap((line, i) => [Buffer.from(i === 0 ? '[\n' : ',\n'), line]);
+    body.push(Buffer.from(lines.length === 0 ? '[]\n' : '\n]\n'));
+    await writeFileAtomic(this.summariesFile, Buffer.concat(body));
+    const stamp = await summariesStamp(this.summariesFile);
+    if (stamp)
+      await writeFileAtomic(
+        this.collectIndexFile,
+        JSON.stringify({ version: COLLECT_INDEX_VERSION, summaries: stamp, entries: written }),
+      );
+  }
+
+  /** The index on disk as id → the bytes of its summary (an index written whole on one line is re-split). */
+  private async readSummaryLines(): Promise<Map<string, Buffer>> {
+    const bytes = await fs.readFile(this.summariesFile).catch(() => undefined);
+    const lines = new Map<string, Buffer>();
+    if (!bytes) return lines;
+    if (!bytes.subarray(0, 2).equals(Buffer.from('[\n'))) {
+      for (const summary of JSON.parse(bytes.toString('utf8')) as SessionSummary[])
+        lines.set(summary.id, summaryLine(summary));
+      return lines;
+    }
+    let from = 2;
+    while (from < bytes.length) {
+      let to = bytes.indexOf(0x0a, from);
+      if (to === -1) to = bytes.length;
+      let line = bytes.subarray(from, to);
+      if (line[line.length - 1] === 0x2c) line = line.subarray(0, -1);
+      if (line.length > 1) lines.set(leadingId(line), line);
+      from = to + 1;
+    }
+    return lines;
+  }
+  /**
+   * What collect checks of every archived session, read from a small copy kept beside the summaries: the
+   * summaries carry per-quarter-hour activity and run to megabytes, which a collect that finds nothing
+   * changed should not have to parse. The copy names the summaries file it was made from (size and mtime)
+   * and is ignored, and rebuilt from the summaries, when that file is not the same any more.
+   */
+  async readIndexEntries(): Promise<IndexEntry[]> {
+    const copy = await readJsonFile<{ version?: number; summaries?: string; entries?: IndexEntry[] }>(
+      this.collectIndexFile,
+    );
+    const stamp = await summariesStamp(this.summariesFile);
+    if (!stamp) return [];
+    if (copy?.version === COLLECT_INDEX_VERSION && copy.entries && copy.summaries === stamp) return copy.entries;
+    const entries = (await this.readSummaries()).map(indexEntry);
+    await writeFileAtomic(
+      this.collectIndexFile,
+      JSON.stringify({ version: COLLECT_INDEX_VERSION, summaries: stamp, entries }),
+    );
+    return entries;
+  }
+
+  private get summariesFile(): string {
+    return path.join(this.root, 'index', 'sessions.json');
+  }
+
+  private get collectIndexFile(): string {
+    return path.join(this.root, 'cache', 'collect-index.json');
   }
 
   async readBody(relative: string): Promise<SessionBody | undefined> {
@@ -127,6 +217,36 @@ export class DataDir {
   async writePrompts(source: SourceId, prompts: HistoryPrompt[]): Promise<void> {
     await writeFileAtomic(path.join(this.root, 'prompts', `${source}.json`), JSON.stringify(prompts));
   }
+}
+
+/** The part of a SessionSummary that collect needs to decide what to read again, and to order the index. */
+export type IndexEntry = Pick<SessionSummary, 'id' | 'startedAt' | 'files' | 'fileStamps' | 'sourcePresent' | 'body'>;
+
+function indexEntry(summary: IndexEntry): IndexEntry {
+  const { id, startedAt, files, fileStamps, sourcePresent, body } = summary;
+  return { id, startedAt, files, fileStamps, sourcePresent, body };
+}
+
+/** A summary as a line of the index, its id first (see leadingId). */
+function summaryLine({ id, ...rest }: SessionSummary): Buffer {
+  return Buffer.from(JSON.stringify({ id, ...rest }));
+}
+
+/** The id of a summary line, which starts `{"id":"…"` (written so); anything else is parsed whole. */
+function leadingId(line: Buffer): string {
+  const prefix = '{"id":"';
+  if (line.toString('latin1', 0, prefix.length) === prefix) {
+    for (let i = prefix.length; i < line.length; i++) {
+      if (line[i] === 0x5c) i++;
+      else if (line[i] === 0x22) return JSON.parse(line.toString('utf8', prefix.length - 1, i + 1)) as string;
+    }
+  }
+  return (JSON.parse(line.toString('utf8')) as SessionSummary).id;
+}
+
+async function summariesStamp(file: string): Promise<string | undefined> {
+  const stat = await fs.stat(file).catch(() => undefined);
+  return stat && `${stat.size}:${stat.mtimeMs}:${stat.ino}`;
 }
 
 function safeName(sessionId: string): string {

@@ -35,7 +35,7 @@ export async function readJsonFile<T>(file: string): Promise<T | undefined> {
 }
 
 /** Writes through a temp file and rename, so a reader never sees a half-written file. */
-export async function writeFileAtomic(file: string, content: string): Promise<void> {
+export async function writeFileAtomic(file: string, content: string | Uint8Array): Promise<void> {
   await fs.mkdir(path.dirname(file), { recursive: true });
   const tmp = `${file}.${process.pid}.tmp`;
   await fs.writeFile(tmp, content);

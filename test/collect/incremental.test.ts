@@ -112,4 +112,57 @@ describe('incremental collect', () => {
     expect(again.sources.map((s) => s.unchanged)).toEqual([6, 7, 4]);
     expect(await snapshot(data)).toEqual(before);
   });
+
+  it('writes nothing to the data directory when nothing changed', async () => {
+    const home = await copyFixtureHome();
+    const data = path.join(await tempDir('inc'), 'data');
+    await run(home, data);
+    const written = await fileTimes(data);
+    await run(home, data);
+    expect(await fileTimes(data)).toEqual(written);
+    expect([...written.keys()]).toContain('prompts/codex.json');
+  });
+
+  it('does not trust its brief copy of the index once the index itself was replaced', async () => {
+    const home = await copyFixtureHome();
+    const data = path.join(await tempDir('inc'), 'data');
+    await run(home, data);
+    const before = await snapshot(data);
+    // An index restored from an older backup, without one session: the copy (still naming every session
+    // as unchanged) must not make collect skip it.
+    const index = path.join(data, 'index', 'sessions.json');
+    const summaries = JSON.parse(await fs.readFile(index, 'utf8')) as SessionSummary[];
+    const dropped = summaries.find((s) => s.id === `claude-code/${SESSION.C}`)!;
+    await fs.writeFile(`${index}.restored`, JSON.stringify(summaries.filter((s) => s !== dropped)));
+    await fs.rename(`${index}.restored`, index);
+    const again = await run(home, data);
+    expect(again.sources.find((s) => s.id === 'claude-code')!.sessions).toBe(1);
+    expect(await snapshot(data)).toEqual(before);
+    // A copy in an older layout (here: no version, entries lacking fields) is rebuilt from the index.
+    const copyFile = path.join(data, 'cache', 'collect-index.json');
+    const copy = JSON.parse(await fs.readFile(copyFile, 'utf8')) as { summaries: string; entries: { id: string }[] };
+    await fs.writeFile(
+      copyFile,
+      JSON.stringify({ summaries: copy.summaries, entries: copy.entries.map(({ id }) => ({ id })) }),
+    );
+    const third = await run(home, data);
+    expect(third.sources.map((s) => s.unchanged)).toEqual([6, 7, 4]);
+    expect(await snapshot(data)).toEqual(before);
+    // And with the copy deleted (it is a cache), the index alone is enough.
+    await fs.rm(copyFile);
+    const fourth = await run(home, data);
+    expect(fourth.sources.map((s) => s.sessions)).toEqual([0, 0, 0]);
+    expect(await snapshot(data)).toEqual(before);
+  });
 });
+
+/** Every file under a directory with its modification time. */
+async function fileTimes(dir: string): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  for (const entry of await fs.readdir(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const file = path.join(entry.parentPath, entry.name);
+    out.set(path.relative(dir, file), (await fs.stat(file)).mtimeMs);
+  }
+  return out;
+}
