@@ -23,13 +23,22 @@ export interface BuildSiteOptions {
   until?: string;
   /** A share build: everything redacted and anonymized. */
   share?: ShareSettings;
+  /** Astro's own progress log (each step and page timed) and the render pass's timing, on stderr. */
+  verbose?: boolean;
 }
 
 /** Builds the Astro site over a data directory. The site reads its inputs from the environment,
  * so astro.config.mjs and the content config stay free of CLI plumbing. */
-export async function buildSite(options: BuildSiteOptions): Promise<{ pages: number; rendered: number }> {
+export async function buildSite(options: BuildSiteOptions): Promise<{ pages: number; sanitized: number }> {
   const { prerender } = await import('../render/prerender.ts');
-  const { rendered } = await prerender(options.dataDir);
+  const started = Date.now();
+  const { sanitized, segments, sessions } = await prerender(options.dataDir);
+  if (options.verbose) {
+    process.stderr.write(
+      `Markdown: ${sessions} new or changed sessions read, ${segments} segments, ${sanitized} newly sanitized ` +
+        `in ${((Date.now() - started) / 1000).toFixed(1)}s\n`,
+    );
+  }
   process.env.AGENT_LOGBOOK_DATA = options.dataDir;
   process.env.AGENT_LOGBOOK_TZ = options.timeZone;
   process.env.AGENT_LOGBOOK_WEEK_START = options.weekStart ?? 'monday';
@@ -50,10 +59,10 @@ export async function buildSite(options: BuildSiteOptions): Promise<{ pages: num
     outDir: options.outDir,
     // A share build keeps its own store: the personal build's store holds unredacted summaries.
     cacheDir: path.join(options.dataDir, 'cache', options.share ? 'astro-share' : 'astro'),
-    logLevel: 'error',
+    logLevel: options.verbose ? 'info' : 'error',
   }).finally(() => process.chdir(cwd));
   await removeAstroLeftovers(options.outDir);
-  return { pages: await countPages(options.outDir), rendered };
+  return { pages: await countPages(options.outDir), sanitized };
 }
 
 /** Astro 5 leaves content-layer scratch files in an outDir outside the project (withastro/astro#14903).

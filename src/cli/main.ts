@@ -78,7 +78,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
     .option('--share', 'a site to hand to others: secrets redacted, home paths, user, host and e-mails anonymized')
     .option('--sessions <ids>', 'with --share: only these sessions (comma-separated <source>/<id> or ids)')
     .option('--omit <parts>', 'with --share: leave out thinking, tool-output and/or tool-input (comma-separated)')
-    .option('-v, --verbose', 'list every warning')
+    .option('-v, --verbose', 'list every warning, and time each step of the site build')
     .action(async (flags: SourceFlags & CalendarFlags & BuildFlags) => {
       if ((flags.sessions || flags.omit) && !flags.share) throw new UsageError('--sessions and --omit go with --share');
       const resolved = resolveSources(flags, io.env, io.cwd);
@@ -99,6 +99,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
         since: flags.since,
         until: flags.until,
         share,
+        verbose: flags.verbose,
       });
       const seconds = ((Date.now() - started) / 1000).toFixed(1);
       io.stderr(

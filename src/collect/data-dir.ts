@@ -11,6 +11,7 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import {
+  MAIN_THREAD,
   type BodyLine,
   type BodyOut,
   bodyLines,
@@ -21,6 +22,7 @@ import {
 import type { NormalizedMessage, SourceId } from '../model/message.ts';
 import type { HistoryPrompt, Session, SessionSummary } from '../model/session.ts';
 import { readJsonFile, writeFileAtomic } from '../util/fs.ts';
+import { readJsonl } from '../util/jsonl.ts';
 import { LineWriter } from '../util/line-writer.ts';
 
 /**
@@ -309,6 +311,35 @@ export async function readBodyFile(root: string, relative: string): Promise<Sess
     .readFile(path.join(root, path.dirname(relative), (header as BodyHeader).messages))
     .catch(() => Buffer.alloc(0));
   return assemble(header as BodyHeader, lines);
+}
+
+/**
+ * Every message of a body, one at a time, as first written (patches, which change only a tool call's
+ * status and links and a response's usage, are not applied): for passes over the archive that need
+ * only messages' text and must not hold a whole session.
+ */
+export async function* bodyMessages(
+  root: string,
+  relative: string,
+): AsyncGenerator<{ thread: string; message: NormalizedMessage }> {
+  const header = await readJsonFile<SessionBody | BodyHeader>(path.join(root, relative));
+  if (!header) return;
+  if (header.version !== 2) {
+    const { session } = header as SessionBody;
+    for (const message of session.messages) yield { thread: MAIN_THREAD, message };
+    for (const agent of session.subagents)
+      for (const message of agent.messages) yield { thread: agent.agentId, message };
+    return;
+  }
+  const file = path.join(root, path.dirname(relative), (header as BodyHeader).messages);
+  try {
+    for await (const { value } of readJsonl(file)) {
+      const line = value as BodyLine;
+      if ('message' in line) yield line;
+    }
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
 }
 
 /** The same, synchronously (for Astro pages). */

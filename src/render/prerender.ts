@@ -1,68 +1,90 @@
+import { promises as fs } from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { DataDir } from '../collect/data-dir.ts';
-import { markdownSegments } from './render-session.ts';
-import { RenderCache, renderKey } from './render-cache.ts';
 import { workerFile } from '../util/worker-pool.ts';
-
-const BATCH = 200;
+import { RenderCache } from './render-cache.ts';
+import type { RenderTask, RenderWorkerMessage } from './render-worker.ts';
 
 const WORKER = workerFile(import.meta.url, 'prerender-worker', './prerender-worker.js');
 
 export interface PrerenderReport {
+  /** Sessions read (the others were rendered before and have not changed since). */
+  sessions: number;
+  /** Markdown segments in the sessions read. */
   segments: number;
-  rendered: number;
+  /** Segments that needed the sanitizer and were not in the cache: sanitized now. */
+  sanitized: number;
   threads: number;
 }
 
 /**
- * Renders every Markdown segment of the archive that the render cache does not hold yet, on every core
- * (marked + DOMPurify on jsdom costs about 2 ms per segment, so this is the expensive part of a first build).
+ * Fills the render cache before the site is built, on every core: the sanitized HTML of every Markdown
+ * segment that needs DOMPurify (see renderMarkdown), which at ~0.5 ms a segment would otherwise be the
+ * slowest part of building session pages. Workers stream each session's messages from the archive (a
+ * session of any size costs one message of memory), skip what the cache holds, sanitize the rest and send
+ * it back in batches; this thread only writes to the cache. A session whose body has not changed since it
+ * was last done is not read at all.
  */
 export async function prerender(dataDir: string, threads = os.availableParallelism()): Promise<PrerenderReport> {
   const data = new DataDir(dataDir);
   const cache = new RenderCache(dataDir);
-  const missing = new Map<string, string>();
-  let segments = 0;
   try {
+    const done = cache.renderedBodies();
+    const tasks: (RenderTask & { bytes: number })[] = [];
     for (const summary of await data.readSummaries()) {
-      const body = await data.readBody(summary.body);
-      if (!body) continue;
-      for (const segment of markdownSegments(body.session)) {
-        segments += 1;
-        const key = renderKey(segment.text);
-        if (!missing.has(key) && cache.get(key) === undefined) missing.set(key, segment.text);
-      }
+      const stamp = await bodyStamp(dataDir, summary.body);
+      if (stamp === undefined || done.get(summary.body) === stamp) continue;
+      tasks.push({ body: summary.body, stamp, bytes: Number(stamp.split(':')[0]) });
     }
-    const work = [...missing.entries()];
-    const batches: [string, string][][] = [];
-    for (let i = 0; i < work.length; i += BATCH) batches.push(work.slice(i, i + BATCH));
-    const poolSize = Math.max(1, Math.min(threads, batches.length));
-    if (batches.length > 0) {
-      await Promise.all(
-        Array.from({ length: poolSize }, () => runWorker(batches, (rendered) => cache.putMany(rendered))),
-      );
-    }
-    return { segments, rendered: work.length, threads: poolSize };
+    // Biggest first, so that one long session does not leave a core working alone at the end.
+    tasks.sort((a, b) => b.bytes - a.bytes);
+    const report: PrerenderReport = { sessions: tasks.length, segments: 0, sanitized: 0, threads: 0 };
+    report.threads = Math.max(1, Math.min(threads, tasks.length));
+    if (tasks.length === 0) return report;
+    const queue = tasks.map(({ body, stamp }) => ({ body, stamp }));
+    await Promise.all(
+      Array.from({ length: report.threads }, () =>
+        runWorker(dataDir, queue, (message) => {
+          if (message.type === 'rendered') {
+            cache.putMany(message.entries);
+            report.sanitized += message.entries.length;
+          } else {
+            cache.markRendered(message.body, message.stamp);
+            report.segments += message.segments;
+          }
+        }),
+      ),
+    );
+    return report;
   } finally {
     cache.close();
   }
 }
 
-function runWorker(queue: [string, string][][], done: (rendered: [string, string][]) => void): Promise<void> {
+/** Size, mtime and inode of a body's header, which is written anew whenever the session changes. */
+async function bodyStamp(dataDir: string, relative: string): Promise<string | undefined> {
+  const header = await fs.stat(path.join(dataDir, relative)).catch(() => undefined);
+  if (!header) return undefined;
+  const messages = await fs.stat(new DataDir(dataDir).messagesPath(relative)).catch(() => undefined);
+  return `${(messages?.size ?? 0) + header.size}:${header.mtimeMs}:${header.ino}`;
+}
+
+function runWorker(dataDir: string, queue: RenderTask[], onMessage: (m: RenderWorkerMessage) => void): Promise<void> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(WORKER);
+    const worker = new Worker(WORKER, { workerData: { dataDir } });
     const next = () => {
-      const batch = queue.shift();
-      if (!batch) {
+      const task = queue.shift();
+      if (!task) {
         void worker.terminate().then(() => resolve());
         return;
       }
-      worker.postMessage(batch);
+      worker.postMessage(task);
     };
-    worker.on('message', (rendered: [string, string][]) => {
-      done(rendered);
-      next();
+    worker.on('message', (message: RenderWorkerMessage) => {
+      onMessage(message);
+      if (message.type === 'done') next();
     });
     worker.on('error', reject);
     worker.on('online', next);

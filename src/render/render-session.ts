@@ -7,21 +7,18 @@ const MARKDOWN_KINDS = new Set(['response', 'compact_summary']);
 /** Every segment of a session whose text is rendered from Markdown. */
 export function* markdownSegments(session: Session): Generator<MessageSegment & { text: string }> {
   const threads: NormalizedMessage[][] = [session.messages, ...session.subagents.map((s) => s.messages)];
-  for (const messages of threads) {
-    for (const m of messages) {
-      if (!MARKDOWN_KINDS.has(m.metadata?.kind ?? '')) continue;
-      for (const segment of m.segments) {
-        if (segment.type === 'text' && segment.text) yield segment as MessageSegment & { text: string };
-      }
-    }
+  for (const messages of threads) for (const m of messages) yield* messageMarkdown(m);
+}
+
+/** The segments of one message whose text is rendered from Markdown. */
+export function* messageMarkdown(m: NormalizedMessage): Generator<MessageSegment & { text: string }> {
+  if (!MARKDOWN_KINDS.has(m.metadata?.kind ?? '')) return;
+  for (const segment of m.segments) {
+    if (segment.type === 'text' && segment.text) yield segment as MessageSegment & { text: string };
   }
 }
 
-/** Sets `html` on every Markdown segment, from `lookup` (the render cache) or, on a miss, by rendering. */
-export function attachHtml(
-  session: Session,
-  lookup: (text: string) => string | undefined,
-  render: (text: string) => string,
-): void {
-  for (const segment of markdownSegments(session)) segment.html = lookup(segment.text) ?? render(segment.text);
+/** Sets `html` on every Markdown segment. */
+export function attachHtml(session: Session, render: (text: string) => string): void {
+  for (const segment of markdownSegments(session)) segment.html = render(segment.text);
 }

@@ -1,7 +1,50 @@
-import { parentPort } from 'node:worker_threads';
-import { renderMarkdown } from './markdown.ts';
+import { parentPort, workerData } from 'node:worker_threads';
+import { bodyMessages } from '../collect/data-dir.ts';
+import { renderMarkdown, type SanitizedStore } from './markdown.ts';
+import { RenderCache, renderKey } from './render-cache.ts';
+import { messageMarkdown } from './render-session.ts';
 
-// Renders batches of [key, markdown] for src/render/prerender.ts.
-parentPort!.on('message', (batch: [string, string][]) => {
-  parentPort!.postMessage(batch.map(([key, text]) => [key, renderMarkdown(text)]));
-});
+// Sanitizes the Markdown of one session body per task that needs it, for src/render/prerender.ts.
+
+export interface RenderTask {
+  body: string;
+  stamp: string;
+}
+
+export type RenderWorkerMessage =
+  | { type: 'rendered'; entries: [key: string, html: string][] }
+  | { type: 'done'; body: string; stamp: string; segments: number };
+
+/** Rendered HTML goes back in batches of about this many characters, so a huge session stays small here. */
+const BATCH_CHARS = 4 << 20;
+
+const { dataDir } = workerData as { dataDir: string };
+const cache = new RenderCache(dataDir, { readonly: true });
+
+// A failure rejects unhandled, which ends the worker with an 'error' event that fails the build.
+parentPort!.on('message', (task: RenderTask) => void renderBody(task));
+
+async function renderBody(task: RenderTask): Promise<void> {
+  let batch: [string, string][] = [];
+  let batchChars = 0;
+  let segments = 0;
+  const store: SanitizedStore = {
+    get: (markdown) => cache.get(markdown),
+    put: (markdown, html) => {
+      batch.push([renderKey(markdown), html]);
+      batchChars += html.length;
+      if (batchChars < BATCH_CHARS) return;
+      parentPort!.postMessage({ type: 'rendered', entries: batch } satisfies RenderWorkerMessage);
+      batch = [];
+      batchChars = 0;
+    },
+  };
+  for await (const { message } of bodyMessages(dataDir, task.body)) {
+    for (const segment of messageMarkdown(message)) {
+      segments += 1;
+      renderMarkdown(segment.text, store);
+    }
+  }
+  if (batch.length > 0) parentPort!.postMessage({ type: 'rendered', entries: batch } satisfies RenderWorkerMessage);
+  parentPort!.postMessage({ type: 'done', body: task.body, stamp: task.stamp, segments } satisfies RenderWorkerMessage);
+}

@@ -2,7 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { readBodyFileSync, type SessionBody } from '../collect/data-dir.ts';
 import { renderMarkdown } from '../render/markdown.ts';
-import { RenderCache, renderKey } from '../render/render-cache.ts';
+import { RenderCache } from '../render/render-cache.ts';
 import { attachHtml } from '../render/render-session.ts';
 import { shareBody, shareHistory, shareSettings, shareSummaries } from './share-mode.ts';
 import type { HistoryPrompt, SessionSummary } from '../model/session.ts';
@@ -97,7 +97,8 @@ function renderCache(): RenderCache | undefined {
 }
 
 /** A session's full body, its Markdown already rendered: read when its page renders, never loaded into the
- * content store. HTML comes from the render cache the CLI fills before the build. */
+ * content store. Markdown that needs the sanitizer comes sanitized from the render cache the CLI fills
+ * before the build; the rest marked renders here. */
 export function loadSessionBody(relative: string): SessionBody {
   // The pages of a long session are built one after another: parse its body once for all of them.
   const key = `${dataDir()}\u0000${process.env.AGENT_LOGBOOK_SHARE ?? ''}\u0000${relative}`;
@@ -106,7 +107,8 @@ export function loadSessionBody(relative: string): SessionBody {
   const body = root ? readBodyFileSync(root, relative) : undefined;
   if (!body) throw new Error(`missing session body ${relative} in ${dataDir()}`);
   const rendered = renderCache();
-  attachHtml(body.session, (text) => rendered?.get(renderKey(text)), renderMarkdown);
+  const store = rendered && { get: (markdown: string) => rendered.get(markdown) };
+  attachHtml(body.session, (text) => renderMarkdown(text, store));
   const share = shareSettings();
   if (share) body.session = shareBody(share, body.session);
   lastBody = { key, body };
