@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import { existsSync, promises as fs } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
 import { fileURLToPath } from 'node:url';
@@ -51,18 +53,61 @@ export async function buildSite(options: BuildSiteOptions): Promise<{ pages: num
   // Vite resolves the site's dependencies from the working directory: build from the package, wherever the
   // command was run (all paths are absolute by now).
   const cwd = process.cwd();
-  process.chdir(PACKAGE_ROOT);
-  // Astro's content store lives with the data it was made from, so two builds over different data (two users,
-  // parallel tests) never read each other's.
-  await build({
-    root: PACKAGE_ROOT,
-    outDir: options.outDir,
-    // A share build keeps its own store: the personal build's store holds unredacted summaries.
-    cacheDir: path.join(options.dataDir, 'cache', options.share ? 'astro-share' : 'astro'),
-    logLevel: options.verbose ? 'info' : 'error',
-  }).finally(() => process.chdir(cwd));
+  await withBuildLock(async () => {
+    process.chdir(PACKAGE_ROOT);
+    // Astro's content store lives with the data it was made from, so two builds over different data (two
+    // users, parallel tests) never read each other's.
+    await build({
+      root: PACKAGE_ROOT,
+      outDir: options.outDir,
+      // A share build keeps its own store: the personal build's store holds unredacted summaries.
+      cacheDir: path.join(options.dataDir, 'cache', options.share ? 'astro-share' : 'astro'),
+      logLevel: options.verbose ? 'info' : 'error',
+    }).finally(() => process.chdir(cwd));
+  });
   await removeAstroLeftovers(options.outDir);
   return { pages: await countPages(options.outDir), sanitized };
+}
+
+/**
+ * Runs one Astro build at a time per installation. With an outDir outside the project, Astro builds its
+ * page modules in the project's own `.astro/` and deletes them when done, so a second build running at the
+ * same time (a watch loop and a manual build, parallel tests) would lose its modules half way. The lock is a
+ * file in the temp directory, named after the installation, holding the builder's pid; one whose process is
+ * gone is taken over.
+ */
+async function withBuildLock(run: () => Promise<void>): Promise<void> {
+  // Not in .astro/, which Astro deletes at the end of a build.
+  const lock = path.join(
+    os.tmpdir(),
+    `agent-logbook-build-${createHash('sha1').update(PACKAGE_ROOT).digest('hex').slice(0, 12)}.lock`,
+  );
+  for (;;) {
+    try {
+      await fs.writeFile(lock, String(process.pid), { flag: 'wx' });
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const holder = Number(await fs.readFile(lock, 'utf8').catch(() => ''));
+      if (!isRunning(holder)) await fs.rm(lock, { force: true });
+      else await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+  try {
+    await run();
+  } finally {
+    await fs.rm(lock, { force: true });
+  }
+}
+
+function isRunning(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /** Astro 5 leaves content-layer scratch files in an outDir outside the project (withastro/astro#14903).

@@ -24,6 +24,7 @@ import type { HistoryPrompt, Session, SessionSummary } from '../model/session.ts
 import { readJsonFile, writeFileAtomic } from '../util/fs.ts';
 import { readJsonl } from '../util/jsonl.ts';
 import { LineWriter } from '../util/line-writer.ts';
+import { PagedBody } from './paged-body.ts';
 
 /**
  * The data directory: the archive of every session ever collected, plus the small indexes the site loads.
@@ -340,6 +341,37 @@ export async function* bodyMessages(
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
+}
+
+/**
+ * The pages of a session (SessionSummary.pageStarts), synchronously for Astro pages: a version 2 body
+ * with more than one page is read a page at a time (see PagedBody); anything else is read whole and
+ * `cut` into pages. Undefined when the body is missing.
+ */
+export function openSessionPages(
+  root: string,
+  relative: string,
+  starts: number[],
+  cut: (session: Session, page: number) => Session,
+): { summary: SessionSummary; page(page: number): Session } | undefined {
+  let header: SessionBody | BodyHeader;
+  try {
+    header = JSON.parse(readFileSync(path.join(root, relative), 'utf8'));
+  } catch {
+    return undefined;
+  }
+  if (header.version === 2 && starts.length > 1) {
+    const v2 = header as BodyHeader;
+    try {
+      const paged = new PagedBody(path.join(root, path.dirname(relative), v2.messages), v2.session, starts);
+      return { summary: v2.summary, page: (n) => paged.page(n) };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+  }
+  const body = readBodyFileSync(root, relative);
+  if (!body) return undefined;
+  return { summary: body.summary, page: (n) => cut(body.session, n) };
 }
 
 /** The same, synchronously (for Astro pages). */

@@ -1,11 +1,12 @@
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { readBodyFileSync, type SessionBody } from '../collect/data-dir.ts';
+import { openSessionPages } from '../collect/data-dir.ts';
 import { renderMarkdown } from '../render/markdown.ts';
 import { RenderCache } from '../render/render-cache.ts';
 import { attachHtml } from '../render/render-session.ts';
+import { sessionPage } from './session-view.ts';
 import { shareBody, shareHistory, shareSettings, shareSummaries } from './share-mode.ts';
-import type { HistoryPrompt, SessionSummary } from '../model/session.ts';
+import type { HistoryPrompt, Session, SessionSummary } from '../model/session.ts';
 import { SOURCE_IDS } from '../model/message.ts';
 import type { WeekStart } from '../stats/calendar.ts';
 
@@ -78,7 +79,7 @@ export function loadHistoryPrompts(): HistoryPrompt[] {
 }
 
 let cache: { root: string | undefined; value: RenderCache | undefined } | undefined;
-let lastBody: { key: string; body: SessionBody } | undefined;
+let openPages: { key: string; pages: { page(page: number): Session } } | undefined;
 
 function renderCache(): RenderCache | undefined {
   const root = dataDir();
@@ -96,21 +97,28 @@ function renderCache(): RenderCache | undefined {
   return cache?.value;
 }
 
-/** A session's full body, its Markdown already rendered: read when its page renders, never loaded into the
- * content store. Markdown that needs the sanitizer comes sanitized from the render cache the CLI fills
- * before the build; the rest marked renders here. */
-export function loadSessionBody(relative: string): SessionBody {
-  // The pages of a long session are built one after another: parse its body once for all of them.
-  const key = `${dataDir()}\u0000${process.env.AGENT_LOGBOOK_SHARE ?? ''}\u0000${relative}`;
-  if (lastBody?.key === key) return lastBody.body;
+/**
+ * One page of a session (1-based; a session of one page is all of it), its Markdown rendered: read when
+ * its page renders, never loaded into the content store. A long session is read a page at a time (see
+ * PagedBody), so a session of any size builds. Markdown that needs the sanitizer comes sanitized from the
+ * render cache the CLI fills before the build; the rest marked renders here.
+ */
+export function loadSessionPage(summary: SessionSummary, page: number): Session {
   const root = dataDir();
-  const body = root ? readBodyFileSync(root, relative) : undefined;
-  if (!body) throw new Error(`missing session body ${relative} in ${dataDir()}`);
+  const starts = summary.pageStarts ?? [0];
+  // The pages of a long session are built one after another: open it once for all of them.
+  const key = `${root}\u0000${summary.body}`;
+  if (openPages?.key !== key) {
+    const pages = root
+      ? openSessionPages(root, summary.body, starts, (session, n) => sessionPage(session, starts, n))
+      : undefined;
+    if (!pages) throw new Error(`missing session body ${summary.body} in ${root}`);
+    openPages = { key, pages };
+  }
+  const session = openPages.pages.page(page);
   const rendered = renderCache();
   const store = rendered && { get: (markdown: string) => rendered.get(markdown) };
-  attachHtml(body.session, (text) => renderMarkdown(text, store));
+  attachHtml(session, (text) => renderMarkdown(text, store));
   const share = shareSettings();
-  if (share) body.session = shareBody(share, body.session);
-  lastBody = { key, body };
-  return body;
+  return share ? shareBody(share, session) : session;
 }

@@ -320,8 +320,8 @@ export function buildSessionView(session: Session): ViewItem[] {
 
 /** One page of a long session: its slice of the main thread, with the subagents its calls spawned (and, on the
  * last page, those whose spawning call is unknown). */
-export function buildSessionPage(session: Session, starts: number[], page: number): ViewItem[] {
-  if (starts.length <= 1) return buildSessionView(session);
+export function sessionPage(session: Session, starts: number[], page: number): Session {
+  if (starts.length <= 1) return session;
   const from = starts[page - 1] ?? 0;
   const to = starts[page] ?? session.messages.length;
   const messages = session.messages.slice(from, to);
@@ -330,5 +330,28 @@ export function buildSessionPage(session: Session, starts: number[], page: numbe
   );
   const last = page === starts.length;
   const subagents = session.subagents.filter((a) => (a.parentCallId ? calls.has(a.parentCallId) : last));
-  return buildThreadView(messages, subagents);
+  return { ...session, messages, subagents };
+}
+
+export function buildSessionPage(session: Session, starts: number[], page: number): ViewItem[] {
+  return buildSessionView(sessionPage(session, starts, page));
+}
+
+/**
+ * The page numbers a session's page links to (1-based): all of them up to nine pages, else the first, the
+ * last and two either side of the current one, with `null` for each gap (shown as "…"). A 2 GB session
+ * has thousands of pages; listing them all would make every page a wall of links.
+ */
+export function pageLinks(page: number, pages: number): (number | null)[] {
+  if (pages <= 9) return Array.from({ length: pages }, (_, i) => i + 1);
+  const shown = new Set([1, pages]);
+  for (let n = Math.max(1, page - 2); n <= Math.min(pages, page + 2); n++) shown.add(n);
+  const links: (number | null)[] = [];
+  let previous = 0;
+  for (const n of [...shown].sort((a, b) => a - b)) {
+    if (n > previous + 1) links.push(n === previous + 2 ? previous + 1 : null);
+    links.push(n);
+    previous = n;
+  }
+  return links;
 }

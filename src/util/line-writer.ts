@@ -1,18 +1,18 @@
 import { closeSync, mkdirSync, openSync, renameSync, truncateSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
 
-const FLUSH_CHARS = 1 << 20;
+const BUFFER_BYTES = 1 << 20;
 
 /**
- * Writes a text file line by line through a small buffer, with synchronous writes: memory stays bounded
+ * Writes a text file line by line through a 1 MiB buffer, with synchronous writes: memory stays bounded
  * whatever the size, and there is no backpressure to manage. A new file goes to a temp file renamed into
  * place on `commit()`; `append` writes in place after cutting the file to that many bytes.
  */
 export class LineWriter {
   private readonly file: string;
   private fd: number;
-  private buffer: string[] = [];
-  private buffered = 0;
+  private readonly buffer = Buffer.allocUnsafe(BUFFER_BYTES);
+  private used = 0;
 
   constructor(
     readonly target: string,
@@ -30,16 +30,24 @@ export class LineWriter {
   }
 
   write(line: string): void {
-    this.buffer.push(line, '\n');
-    this.buffered += line.length + 1;
-    if (this.buffered >= FLUSH_CHARS) this.flush();
+    // A UTF-16 code unit is at most 3 bytes of UTF-8: a line that might not fit flushes first, and one longer
+    // than the buffer is written on its own.
+    const most = line.length * 3 + 1;
+    if (this.used + most > BUFFER_BYTES) {
+      this.flush();
+      if (most > BUFFER_BYTES) {
+        writeSync(this.fd, `${line}\n`);
+        return;
+      }
+    }
+    this.used += this.buffer.write(line, this.used);
+    this.buffer[this.used++] = 0x0a;
   }
 
   private flush(): void {
-    if (this.buffer.length === 0) return;
-    writeSync(this.fd, this.buffer.join(''));
-    this.buffer = [];
-    this.buffered = 0;
+    let done = 0;
+    while (done < this.used) done += writeSync(this.fd, this.buffer, done, this.used - done);
+    this.used = 0;
   }
 
   commit(): void {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { JSDOM } from 'jsdom';
 import { describe, expect, it } from 'vitest';
 import { PAGE_MESSAGES, pageStarts } from '../../src/model/paging.ts';
+import { pageLinks } from '../../src/site/session-view.ts';
 import type { NormalizedMessage } from '../../src/model/message.ts';
 import { runCli } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/paths.ts';
@@ -105,6 +106,7 @@ describe('long sessions', () => {
 
     const first = new JSDOM(await fs.readFile(path.join(sessionDir, 'index.html'), 'utf8')).window.document;
     expect(first.querySelector('nav.pages')!.textContent).toContain(`Page 1 of ${pages}`);
+    expect(first.querySelector('a[rel=prev]')).toBeNull();
     expect(first.querySelector('a[rel=next]')!.getAttribute('href')).toBe(
       `/sessions/claude-code/${SESSION_ID}/page/2/`,
     );
@@ -119,8 +121,23 @@ describe('long sessions', () => {
         p === 1 ? path.join(sessionDir, 'index.html') : path.join(sessionDir, 'page', String(p), 'index.html');
       const doc = new JSDOM(await fs.readFile(file, 'utf8')).window.document;
       expect(doc.querySelectorAll('.status-unanswered').length).toBe(0);
+      expect(doc.querySelector('nav.pages strong')!.textContent).toBe(String(p));
+      if (p > 1)
+        expect(doc.querySelector('a[rel=prev]')!.getAttribute('href')).toContain(
+          p === 2 ? `${SESSION_ID}/` : `page/${p - 1}/`,
+        );
       seen.push(...[...doc.querySelectorAll('.thread .prompt .plain')].map((e) => e.textContent!));
     }
     expect(seen).toEqual(Array.from({ length: TURNS }, (_, t) => `Question ${t}`));
+  });
+
+  it('links every page of a short session, and only the ends and the neighbours of a long one', () => {
+    expect(pageLinks(3, 9)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(pageLinks(1, 2234)).toEqual([1, 2, 3, null, 2234]);
+    expect(pageLinks(1117, 2234)).toEqual([1, null, 1115, 1116, 1117, 1118, 1119, null, 2234]);
+    expect(pageLinks(2234, 2234)).toEqual([1, null, 2232, 2233, 2234]);
+    // A gap of one page shows the page instead of "…".
+    expect(pageLinks(5, 12)).toEqual([1, 2, 3, 4, 5, 6, 7, null, 12]);
+    expect(pageLinks(9, 12)).toEqual([1, null, 7, 8, 9, 10, 11, 12]);
   });
 });
