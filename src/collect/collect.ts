@@ -195,16 +195,17 @@ function promptKey(p: HistoryPrompt): string {
   return `${p.timestamp}\u0000${p.sessionId ?? ''}\u0000${p.text}`;
 }
 
-/** `size:mtimeMs` of a file (and of its SQLite `-wal`, where changes sit until a checkpoint), or undefined. */
+/** `size:mtimeMs:inode` of a file (and of its SQLite `-wal`, where changes sit until a checkpoint), or
+ * undefined: a file replaced by another (a new inode) is read again even with the same size and mtime. */
 // Synchronous: a warm collect stats thousands of files, and statSync of a cached inode is a few microseconds
 // where a promise round trip through the thread pool is tens.
 function fileStamp(file: string): string | undefined {
   const stat = statSync(file, { throwIfNoEntry: false });
   if (!stat) return undefined;
-  let stamp = `${stat.size}:${stat.mtimeMs}`;
+  let stamp = `${stat.size}:${stat.mtimeMs}:${stat.ino}`;
   if (/\.(sqlite3?|db)$/.test(file)) {
     const wal = statSync(`${file}-wal`, { throwIfNoEntry: false });
-    if (wal) stamp += `:${wal.size}:${wal.mtimeMs}`;
+    if (wal) stamp += `:${wal.size}:${wal.mtimeMs}:${wal.ino}`;
   }
   return stamp;
 }

@@ -83,7 +83,7 @@ export interface SessionSummary {
   models: string[];
   cliVersion?: string;
   files: string[];
-  /** Size and mtime of each file when it was read (`size:mtimeMs`), for incremental collection. */
+  /** Size, mtime and inode of each file when it was read (`size:mtimeMs:ino`), for incremental collection. */
   fileStamps?: Record<string, string>;
   /** False once every source file of this session has disappeared: kept from the archive. */
   sourcePresent: boolean;

@@ -113,6 +113,30 @@ describe('incremental collect', () => {
     expect(await snapshot(data)).toEqual(before);
   });
 
+  it('reads a file again when another took its place with the same size and mtime', async () => {
+    const home = await copyFixtureHome();
+    const data = path.join(await tempDir('inc'), 'data');
+    await run(home, data);
+    const f = path.join(home, '.claude', 'projects', '-home-alice-work-api', `${SESSION.F}.jsonl`);
+    const before = await fs.stat(f);
+    const text = (await fs.readFile(f)).toString('latin1');
+    expect(text).toContain('List the API endpoints');
+    // Same length, same mtime, other bytes (a sync tool restoring an edited copy).
+    await fs.writeFile(
+      `${f}.new`,
+      Buffer.from(text.replace('List the API endpoints', 'List the API resources'), 'latin1'),
+    );
+    await fs.utimes(`${f}.new`, before.atimeMs / 1000, before.mtimeMs / 1000);
+    await fs.rename(`${f}.new`, f);
+    expect((await fs.stat(f)).size).toBe(before.size);
+    const again = await run(home, data);
+    expect(again.sources.find((s) => s.id === 'claude-code')!.sessions).toBe(1);
+    const summaries = JSON.parse(
+      await fs.readFile(path.join(data, 'index', 'sessions.json'), 'utf8'),
+    ) as SessionSummary[];
+    expect(summaries.find((s) => s.sessionId === SESSION.F)!.title).toContain('List the API resources');
+  });
+
   it('writes nothing to the data directory when nothing changed', async () => {
     const home = await copyFixtureHome();
     const data = path.join(await tempDir('inc'), 'data');
