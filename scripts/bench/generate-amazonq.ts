@@ -9,7 +9,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { fileSizes, prng, uuidFrom } from './generate-claude.ts';
+import { fileSizes, prng, scaleSizes, uuidFrom, wordsFrom } from './generate-claude.ts';
 
 export interface AmazonQProfile {
   conversations: number;
@@ -27,15 +27,11 @@ export const AMAZONQ_PROFILE: AmazonQProfile = {
   seed: 11,
 };
 
+/** Scaled like the Claude profile (see scaleSizes). */
 export function scaleAmazonQProfile(profile: AmazonQProfile, scale: number): AmazonQProfile {
   if (scale === 1) return { ...profile };
-  const conversations = Math.max(3, Math.round(profile.conversations * scale));
-  return {
-    ...profile,
-    conversations,
-    maxBytes: Math.max(300_000, Math.round(profile.maxBytes * Math.min(1, scale * 2))),
-    totalBytes: Math.round((profile.totalBytes * conversations) / profile.conversations),
-  };
+  const { count, ...sizes } = scaleSizes({ ...profile, count: profile.conversations }, scale, 3, 300_000);
+  return { ...profile, ...sizes, conversations: count };
 }
 
 /** Where the Q CLI keeps its database on Linux (`dirs::data_local_dir()/amazon-q`). */
@@ -49,9 +45,7 @@ const WORDS =
   );
 
 function words(random: () => number, n: number): string {
-  const out: string[] = [];
-  for (let i = 0; i < n; i++) out.push(WORDS[Math.floor(random() * WORDS.length)]!);
-  return out.join(' ');
+  return wordsFrom(WORDS, random, n);
 }
 
 const spec = (name: string, description: string, properties: Record<string, unknown>) => ({

@@ -30,21 +30,29 @@ export const CCUSAGE_PROFILE: ClaudeProfile = {
 };
 
 /**
- * The profile for a scaled run: the file count and the total scale with `scale`, the median stays, and
- * the largest file shrinks more slowly (at least 1 MB) so that a small corpus still has a long tail.
+ * Sizes for a scaled run: the count and the total scale with `scale`, the median stays, and the largest
+ * file shrinks more slowly (never below `minMaxBytes`) so that a small corpus still has a long tail.
  */
-export function scaleClaudeProfile(profile: ClaudeProfile, scale: number): ClaudeProfile {
-  if (scale === 1) return { ...profile };
-  const files = Math.max(10, Math.round(profile.files * scale));
+export function scaleSizes(
+  sizes: { count: number; maxBytes: number; totalBytes: number },
+  scale: number,
+  minCount: number,
+  minMaxBytes: number,
+): { count: number; maxBytes: number; totalBytes: number } {
+  const count = Math.max(minCount, Math.round(sizes.count * scale));
   return {
-    ...profile,
-    files,
-    maxBytes: Math.max(1_000_000, Math.round(profile.maxBytes * Math.min(1, scale * 2))),
-    totalBytes: Math.round((profile.totalBytes * files) / profile.files),
+    count,
+    maxBytes: Math.max(minMaxBytes, Math.round(sizes.maxBytes * Math.min(1, scale * 2))),
+    totalBytes: Math.round((sizes.totalBytes * count) / sizes.count),
   };
 }
 
-/** Deterministic PRNG (mulberry32), so two runs generate the same corpus. */
+export function scaleClaudeProfile(profile: ClaudeProfile, scale: number): ClaudeProfile {
+  if (scale === 1) return { ...profile };
+  const { count, ...sizes } = scaleSizes({ ...profile, count: profile.files }, scale, 10, 1_000_000);
+  return { ...profile, ...sizes, files: count };
+}
+
 export function prng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
@@ -116,10 +124,15 @@ const WORDS =
   );
 const TOOLS = ['Read', 'Bash', 'Edit', 'Grep', 'Glob', 'Write', 'Task', 'TodoWrite', 'WebFetch'];
 
-function words(random: () => number, n: number): string {
+/** `n` words drawn from `vocabulary`. */
+export function wordsFrom(vocabulary: string[], random: () => number, n: number): string {
   const out: string[] = [];
-  for (let i = 0; i < n; i++) out.push(WORDS[Math.floor(random() * WORDS.length)]!);
+  for (let i = 0; i < n; i++) out.push(vocabulary[Math.floor(random() * vocabulary.length)]!);
   return out.join(' ');
+}
+
+function words(random: () => number, n: number): string {
+  return wordsFrom(WORDS, random, n);
 }
 
 function code(random: () => number, lines: number): string {

@@ -9,7 +9,7 @@
  */
 import { createWriteStream, promises as fs, type WriteStream } from 'node:fs';
 import path from 'node:path';
-import { fileSizes, prng, uuidFrom } from './generate-claude.ts';
+import { fileSizes, prng, scaleSizes, uuidFrom, wordsFrom } from './generate-claude.ts';
 
 export interface CodexProfile {
   files: number;
@@ -29,16 +29,11 @@ export const CODEX_PROFILE: CodexProfile = {
   seed: 7,
 };
 
-/** Like the Claude profile: files and total scale, the median stays, the maximum shrinks more slowly. */
+/** Scaled like the Claude profile (see scaleSizes). */
 export function scaleCodexProfile(profile: CodexProfile, scale: number): CodexProfile {
   if (scale === 1) return { ...profile };
-  const files = Math.max(5, Math.round(profile.files * scale));
-  return {
-    ...profile,
-    files,
-    maxBytes: Math.max(500_000, Math.round(profile.maxBytes * Math.min(1, scale * 2))),
-    totalBytes: Math.round((profile.totalBytes * files) / profile.files),
-  };
+  const { count, ...sizes } = scaleSizes({ ...profile, count: profile.files }, scale, 5, 500_000);
+  return { ...profile, ...sizes, files: count };
 }
 
 /** A UUID v7 (time-ordered, as Codex writes since late 2025) for the given time. */
@@ -54,9 +49,7 @@ const WORDS =
   );
 
 function words(random: () => number, n: number): string {
-  const out: string[] = [];
-  for (let i = 0; i < n; i++) out.push(WORDS[Math.floor(random() * WORDS.length)]!);
-  return out.join(' ');
+  return wordsFrom(WORDS, random, n);
 }
 
 function sourceLines(random: () => number, lines: number): string {

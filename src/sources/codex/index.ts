@@ -7,6 +7,7 @@ import type { Source, SourceContext, SourceItem, SourceLocation } from '../sourc
 import { idOf, RolloutNormalizer, type CopySource } from './normalize.ts';
 import { listRolloutFiles, locateCodex, type RolloutFile, uuidFromName } from './paths.ts';
 import { readRolloutLines } from './read.ts';
+import { mapLimit } from '../../util/map-limit.ts';
 import type {
   CodexHistoryLine,
   LegacyHeader,
@@ -46,13 +47,15 @@ function treeOf(node: RolloutNode): RolloutNode[] {
   return [node, ...node.children.flatMap(treeOf)];
 }
 
+/** Rollout heads read at once (each is one small read; a warm collect reads them all). */
+const HEAD_READS = 16;
+
 async function* readCodex(location: SourceLocation, ctx: SourceContext): AsyncGenerator<SourceItem> {
   const nodes: RolloutNode[] = [];
   const byId = new Map<string, RolloutNode>();
   const threadNames = new Map<string, string>();
   for (const root of location.found) {
-    for (const rollout of await listRolloutFiles(root)) {
-      const node = await headOf(rollout);
+    for (const node of await mapLimit(await listRolloutFiles(root), HEAD_READS, headOf)) {
       if (!node || byId.has(node.id)) continue; // the same thread in two places: the first one wins
       byId.set(node.id, node);
       nodes.push(node);
