@@ -114,8 +114,9 @@ async function* readSessions(
   const sizes = new Map(await Promise.all(groups.map(async (g) => [g, await filesSize(sessionFilePaths(g))] as const)));
   groups = [...groups].sort((a, b) => sizes.get(b)! - sizes.get(a)!);
   try {
-    // Bounded: a few tasks per thread in flight, results handed on as they finish.
+    // Bounded: every slot of every thread busy and one more task each waiting; results handed on as they finish.
     const inFlight = new Map<number, Promise<[number, SessionTaskResult]>>();
+    const inFlightLimit = threads * (pool.slots + 1);
     let next = 0;
     const start = () => {
       const i = next++;
@@ -124,11 +125,11 @@ async function* readSessions(
         pool.run(taskOf(groups[i]!)).then((result) => [i, result] as [number, SessionTaskResult]),
       );
     };
-    while (next < groups.length && inFlight.size < threads * 2) start();
+    while (next < groups.length && inFlight.size < inFlightLimit) start();
     while (inFlight.size > 0) {
       const [i, result] = await Promise.race(inFlight.values());
       inFlight.delete(i);
-      while (next < groups.length && inFlight.size < threads * 2) start();
+      while (next < groups.length && inFlight.size < inFlightLimit) start();
       for (const warning of result.warnings) ctx.warn(warning);
       if (result.summary) yield { kind: 'prepared', ...result, summary: result.summary };
     }

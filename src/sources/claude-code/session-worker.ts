@@ -1,5 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { CollectWarning } from '../../util/warnings.ts';
+import { serveTasks } from '../../util/worker-pool.ts';
 import type { SessionFiles } from './paths.ts';
 import { type CollectedSession, type CollectTarget, collectSession } from './session-reader.ts';
 
@@ -19,7 +20,7 @@ export interface SessionTaskResult extends CollectedSession {
 const known = new Set((workerData as SessionWorkerData).known);
 
 // Reads one session into the archive (parsing, normalizing and writing), off the main thread.
-parentPort!.on('message', async ({ files, ...target }: SessionTask) => {
+serveTasks<SessionTask, SessionTaskResult>(parentPort!, async ({ files, ...target }) => {
   const warnings: CollectWarning[] = [];
   const result = await collectSession(
     files,
@@ -27,5 +28,5 @@ parentPort!.on('message', async ({ files, ...target }: SessionTask) => {
     (id) => known.has(id),
     target,
   );
-  parentPort!.postMessage({ ...result, warnings } satisfies SessionTaskResult);
+  return { ...result, warnings };
 });
