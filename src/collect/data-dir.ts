@@ -19,6 +19,7 @@ import {
   sessionHeader,
   ThreadAssembler,
 } from '../model/body.ts';
+import { idToPathSegment, sessionPathKey } from '../model/ids.ts';
 import type { NormalizedMessage, SourceId } from '../model/message.ts';
 import type { HistoryPrompt, Session, SessionSummary } from '../model/session.ts';
 import { readJsonFile, writeFileAtomic } from '../util/fs.ts';
@@ -88,7 +89,7 @@ export class DataDir {
   }
 
   bodyPath(source: SourceId, sessionId: string): string {
-    return `sessions/${source}/${safeName(sessionId)}.json`;
+    return `sessions/${sessionPathKey(source, sessionId)}.json`;
   }
 
   messagesPath(relative: string): string {
@@ -97,7 +98,7 @@ export class DataDir {
 
   /** Where a source keeps what it needs to carry on reading a grown file (derived data). */
   resumePath(source: SourceId, sessionId: string): string {
-    return path.join(this.root, 'cache', 'resume', source, `${safeName(sessionId)}.json`);
+    return path.join(this.root, 'cache', 'resume', source, `${idToPathSegment(sessionId)}.json`);
   }
 
   async readSummaries(): Promise<SessionSummary[]> {
@@ -250,10 +251,6 @@ function leadingId(line: Buffer): string {
 async function summariesStamp(file: string): Promise<string | undefined> {
   const stat = await fs.stat(file).catch(() => undefined);
   return stat && `${stat.size}:${stat.mtimeMs}:${stat.ino}`;
-}
-
-function safeName(sessionId: string): string {
-  return sessionId.replace(/[^A-Za-z0-9._-]/g, '_');
 }
 
 function messagesFile(header: string): string {

@@ -1,3 +1,5 @@
+import { splitSessionKey } from '../model/ids.ts';
+import { sessionRoute } from '../model/routes.ts';
 import { totalTokens } from '../stats/session-stats.ts';
 import { PATTERN_LABELS, SOURCE_LABELS } from '../model/labels.ts';
 import { changeLabel, formatNumber, minutesLabel } from '../util/format.ts';
@@ -41,7 +43,11 @@ export function dayMarkdown(report: DayReport, options: MarkdownOptions = {}): s
     for (const project of report.projects) {
       out.push(`### ${project.name}`, '', `\`${project.cwd}\``, '');
       for (const s of project.sessions) {
-        const title = link(inline(s.title, 120), `/sessions/${s.key}/`, options);
+        const title = link(
+          inline(s.title, 120),
+          `/${sessionRoute(s.source, splitSessionKey(s.key).sessionId)}`,
+          options,
+        );
         const details = [
           SOURCE_LABELS[s.source] ?? s.source,
           `${n(s.prompts)} prompts`,

@@ -1,5 +1,7 @@
 import { tz } from '@date-fns/tz';
 import { format } from 'date-fns';
+import { splitSessionKey } from '../model/ids.ts';
+import { sessionRoute } from '../model/routes.ts';
 import type { TokenUsage } from '../model/message.ts';
 
 export { PATTERN_LABELS, SOURCE_LABELS } from '../model/labels.ts';
@@ -27,8 +29,10 @@ export function href(path: string): string {
   return `${base}${path}`;
 }
 
-export function sessionHref(sessionKey: string): string {
-  return href(`/sessions/${sessionKey}/`);
+/** The URL path of a session (`<source>/<id>`, the summary's id), or of one of its pages, under the site. */
+export function sessionHref(sessionKey: string, page = 1, anchor?: string): string {
+  const { source, sessionId } = splitSessionKey(sessionKey);
+  return href(`/${sessionRoute(source, sessionId, page)}${anchor ? `#${anchor}` : ''}`);
 }
 
 export function duration(fromIso: string, toIso: string): string {

@@ -1,0 +1,23 @@
+import { idToPathSegment } from './ids.ts';
+
+/**
+ * Site routes made from ids, without the site's base: the one place that says where a session's pages are,
+ * for the pages, the reports' Markdown, search results and the MCP server alike.
+ * Page 1 of a session is `sessions/<source>/<segment>/`, page N is `…/page/N/`.
+ */
+export function sessionRoute(source: string, sessionId: string, page = 1): string {
+  return `sessions/${source}/${idToPathSegment(sessionId)}/${page === 1 ? '' : `page/${page}/`}`;
+}
+
+/** The 1-based page of a session that holds main-thread message `index` (pageStarts as in SessionSummary). */
+export function pageOfMessage(pageStarts: readonly number[] | undefined, index: number): number {
+  const starts = pageStarts ?? [0];
+  let page = 1;
+  for (let i = 1; i < starts.length; i++) if (starts[i]! <= index) page = i + 1;
+  return page;
+}
+
+/** Anchors inside a session page: `p<N>` for the N-th real prompt (1-based), `m<I>` for main-thread message I
+ * (0-based, the index pageStarts counts in). */
+export const promptAnchor = (ordinal: number): string => `p${ordinal}`;
+export const messageAnchor = (index: number): string => `m${index}`;
