@@ -2,6 +2,8 @@ import path from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { collect, type CollectReport } from '../collect/collect.ts';
 import { formatWarning } from '../util/warnings.ts';
+import { describeError } from '../util/errors.ts';
+import { idToPathSegment, splitSessionKey } from '../model/ids.ts';
 import os from 'node:os';
 import { buildSite } from './build-site.ts';
 import {
@@ -131,7 +133,8 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
           single: true,
         });
         const chosen = settings.sessions![0]!;
-        const outFile = path.resolve(io.cwd, flags.out ?? `${chosen.replace('/', '-')}.html`);
+        const { source, sessionId } = splitSessionKey(chosen);
+        const outFile = path.resolve(io.cwd, flags.out ?? `${source}-${idToPathSegment(sessionId)}.html`);
         const { bytes } = await shareToFile({
           dataDir: resolved.dataDir,
           key: chosen,
@@ -194,7 +197,8 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
       if (error.code === 'commander.help') return 0;
       return 2;
     }
-    io.stderr(`agent-logbook: ${(error as Error).message}\n`);
+    io.stderr(`agent-logbook: ${describeError(error)}\n`);
+    if (argv.includes('--verbose') || argv.includes('-v')) io.stderr(`${(error as Error)?.stack ?? ''}\n`);
     return 1;
   }
   return exitCode === -1 ? 0 : exitCode;
@@ -212,6 +216,7 @@ async function runCollect(resolved: ResolvedSources, io: CliIo, verbose = false)
     env: io.env,
     dataDir: resolved.dataDir,
     sourceOptions: resolved.sourceOptions,
+    onWait: (message) => io.stderr(`${message}\n`),
   });
   for (const source of report.sources) {
     if (source.found.length === 0) {

@@ -2,7 +2,9 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DataDir } from '../collect/data-dir.ts';
+import { splitSessionKey } from '../model/ids.ts';
 import { SOURCE_IDS } from '../model/message.ts';
+import { sessionRoute } from '../model/routes.ts';
 import { OMIT_PARTS, type OmitPart } from '../render/share.ts';
 import { homesIn, type ShareSettings } from '../site/share-mode.ts';
 import { buildSite } from './build-site.ts';
@@ -62,11 +64,11 @@ export async function shareToFile(options: {
   timeZone: string;
   settings: ShareSettings;
 }): Promise<{ bytes: number }> {
-  const [source, id] = options.settings.sessions![0]!.split('/') as [string, string];
+  const { source, sessionId } = splitSessionKey(options.settings.sessions![0]!);
   const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'agent-logbook-share-'));
   try {
     await buildSite({ dataDir: options.dataDir, outDir: tmp, timeZone: options.timeZone, share: options.settings });
-    let html = await fs.readFile(path.join(tmp, 'sessions', source, id, 'index.html'), 'utf8');
+    let html = await fs.readFile(path.join(tmp, sessionRoute(source, sessionId, 1), 'index.html'), 'utf8');
     const links = [...html.matchAll(/<link rel="stylesheet" href="([^"]+)"[^>]*>/g)];
     for (const [tag, href] of links) {
       const css = await fs.readFile(path.join(tmp, href!.replace(/^\//, '')), 'utf8');

@@ -5,6 +5,8 @@ import { SOURCES } from '../sources/index.ts';
 import type { Source, SourceContext } from '../sources/source.ts';
 import type { CollectWarning } from '../util/warnings.ts';
 import { DataDir } from './data-dir.ts';
+import { lockDataDir } from './lock.ts';
+import { recoverArchive } from './recover.ts';
 import { summarize } from './summarize.ts';
 
 export interface CollectOptions {
@@ -16,6 +18,10 @@ export interface CollectOptions {
   sources?: readonly Source[];
   onWarning?: (w: CollectWarning) => void;
   now?: () => Date;
+  /** Told once when another collect holds the data directory and this one waits for it. */
+  onWait?: (message: string) => void;
+  /** How long to wait for another collect (default lock.ts DEFAULT_LOCK_WAIT_MS). */
+  lockWaitMs?: number;
 }
 
 export interface SourceReport {
@@ -43,8 +49,29 @@ export interface CollectReport {
 }
 
 export async function collect(options: CollectOptions): Promise<CollectReport> {
-  const data = new DataDir(options.dataDir);
-  await data.open();
+  // One collect writes to an archive at a time; a second waits (see lock.ts).
+  const waitSeconds = Number(options.env.AGENT_LOGBOOK_LOCK_WAIT);
+  const lock = await lockDataDir(options.dataDir, {
+    onWait: options.onWait ?? ((message) => process.stderr.write(`${message}\n`)),
+    waitMs: options.lockWaitMs ?? (waitSeconds >= 0 ? waitSeconds * 1000 : undefined),
+  });
+  try {
+    const data = new DataDir(options.dataDir);
+    await data.open();
+    const early: CollectWarning[] = [];
+    await recoverArchive(options.dataDir, lock.tookOverStale, (w) => {
+      early.push(w);
+      options.onWarning?.(w);
+    });
+    const report = await collectLocked(data, options);
+    report.warnings.unshift(...early);
+    return report;
+  } finally {
+    await lock.release();
+  }
+}
+
+async function collectLocked(data: DataDir, options: CollectOptions): Promise<CollectReport> {
   const now = (options.now ?? (() => new Date()))().toISOString();
   /** What the archive holds, in brief: enough to tell what changed (the full summaries are read only to
    * write them again, when something did). */
@@ -60,8 +87,13 @@ export async function collect(options: CollectOptions): Promise<CollectReport> {
   const stamps = new Map<string, string>();
   const stampsOf = (files: string[]) =>
     Object.fromEntries(files.flatMap((f) => (stamps.has(f) ? [[f, stamps.get(f)!] as const] : [])));
+  /** Bodies written under an older file name (before ids were mapped by idToPathSegment), to remove once
+   * nothing refers to them. */
+  const movedBodies = new Set<string>();
   const record = (summary: SessionSummary) => {
     summary.fileStamps = stampsOf(summary.files);
+    const before = current.get(summary.id)?.body;
+    if (before && before !== summary.body) movedBodies.add(before);
     written.set(summary.id, summary);
     current.set(summary.id, summary);
   };
@@ -188,6 +220,10 @@ export async function collect(options: CollectOptions): Promise<CollectReport> {
   }
   // Nothing read, nothing gone: the index on disk is already right (the common case of a frequent collect).
   if (changed) await data.writeSummaries(current.values(), written, presence);
+  if (movedBodies.size > 0) {
+    const referenced = new Set([...current.values()].map((e) => e.body));
+    for (const body of movedBodies) if (!referenced.has(body)) await data.removeBody(body);
+  }
   return { sources: reports, totalSessions: current.size, archivedOnly, warnings };
 }
 

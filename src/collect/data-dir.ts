@@ -25,6 +25,8 @@ import type { HistoryPrompt, Session, SessionSummary } from '../model/session.ts
 import { readJsonFile, writeFileAtomic } from '../util/fs.ts';
 import { readJsonl } from '../util/jsonl.ts';
 import { LineWriter } from '../util/line-writer.ts';
+import { archiveWarning, badArchiveLine } from './archive-warnings.ts';
+import { LOCK_FILE } from './lock.ts';
 import { PagedBody } from './paged-body.ts';
 
 /**
@@ -78,7 +80,8 @@ export class DataDir {
       );
     }
     if (!format) {
-      const entries = await fs.readdir(this.root).catch(() => [] as string[]);
+      // The lock file is the collect's own (taken before this check): it does not make a directory foreign.
+      const entries = (await fs.readdir(this.root).catch(() => [] as string[])).filter((e) => e !== LOCK_FILE);
       if (entries.length > 0) {
         throw new Error(`${this.root} is not empty and is not an agent-logbook data directory; choose another --data`);
       }
@@ -211,7 +214,26 @@ export class DataDir {
   /** A writer that streams a session's message lines to the archive; `append` carries on a body whose
    * message file is `append.bytes` long (anything after that, from an interrupted run, is cut). */
   bodyWriter(relative: string, append?: { bytes: number }): BodyWriter {
-    return new BodyWriter(path.join(this.root, relative), append);
+    return new BodyWriter(this.inside(relative), append);
+  }
+
+  /** The absolute path of a file of the archive; throws for one that would be outside the data directory
+   * (the one check every body write passes through). */
+  inside(relative: string): string {
+    const full = path.resolve(this.root, relative);
+    const rel = path.relative(this.root, full);
+    if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) {
+      throw new Error(`refusing to write ${full}: it is outside the data directory ${this.root}`);
+    }
+    return full;
+  }
+
+  /** Removes a body (header and message file) that no summary refers to any more, e.g. one written under an
+   * older file-name mapping before its session was written again under the current one. */
+  async removeBody(relative: string): Promise<void> {
+    const header = this.inside(relative);
+    await fs.rm(header, { force: true });
+    await fs.rm(messagesFile(header), { force: true });
   }
 
   async readPrompts(source: SourceId): Promise<HistoryPrompt[]> {
@@ -308,7 +330,11 @@ export async function readBodyFile(root: string, relative: string): Promise<Sess
   const lines = await fs
     .readFile(path.join(root, path.dirname(relative), (header as BodyHeader).messages))
     .catch(() => Buffer.alloc(0));
-  return assemble(header as BodyHeader, lines);
+  return assemble(
+    header as BodyHeader,
+    lines,
+    path.join(root, path.dirname(relative), (header as BodyHeader).messages),
+  );
 }
 
 /**
@@ -331,7 +357,7 @@ export async function* bodyMessages(
   }
   const file = path.join(root, path.dirname(relative), (header as BodyHeader).messages);
   try {
-    for await (const { value } of readJsonl(file)) {
+    for await (const { value } of readJsonl(file, { onWarning: archiveWarning })) {
       const line = value as BodyLine;
       if ('message' in line) yield line;
     }
@@ -386,16 +412,33 @@ export function readBodyFileSync(root: string, relative: string): SessionBody | 
   } catch {
     lines = Buffer.alloc(0);
   }
-  return assemble(header as BodyHeader, lines);
+  return assemble(
+    header as BodyHeader,
+    lines,
+    path.join(root, path.dirname(relative), (header as BodyHeader).messages),
+  );
 }
 
-function assemble(header: BodyHeader, bytes: Buffer): SessionBody {
+function assemble(header: BodyHeader, bytes: Buffer, file: string): SessionBody {
   const threads = new ThreadAssembler();
   let from = 0;
+  let line = 0;
   while (from < bytes.length) {
     let to = bytes.indexOf(0x0a, from);
-    if (to === -1) to = bytes.length;
-    if (to > from) threads.add(JSON.parse(bytes.toString('utf8', from, to)) as BodyLine);
+    const torn = to === -1;
+    if (torn) to = bytes.length;
+    line += 1;
+    if (to > from) {
+      let value: BodyLine;
+      try {
+        value = JSON.parse(bytes.toString('utf8', from, to)) as BodyLine;
+      } catch (error) {
+        archiveWarning({ file, line, message: badArchiveLine(torn, error) });
+        from = to + 1;
+        continue;
+      }
+      threads.add(value);
+    }
     from = to + 1;
   }
   return { version: 2, summary: header.summary, session: threads.session(header.session) };

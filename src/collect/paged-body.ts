@@ -2,6 +2,7 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import { applyPatch, type BodyLine, MAIN_THREAD, type MessagePatch } from '../model/body.ts';
 import type { NormalizedMessage } from '../model/message.ts';
 import type { Session } from '../model/session.ts';
+import { archiveWarning, badArchiveLine } from './archive-warnings.ts';
 
 const CHUNK = 1 << 20;
 const NEWLINE = 0x0a;
@@ -26,6 +27,8 @@ export class PagedBody {
   /** thread → message id → patches, in file order */
   private readonly patches = new Map<string, Map<string, MessagePatch[]>>();
   private mainCount = 0;
+  /** Offsets of lines that do not parse (skipped, with a warning). */
+  private readonly damaged = new Set<number>();
 
   constructor(
     private readonly file: string,
@@ -35,8 +38,15 @@ export class PagedBody {
     const fd = openSync(file, 'r');
     try {
       let nextStart = 0;
-      forEachLine(fd, 0, (line, offset) => {
-        const peek = peekLine(line);
+      forEachLine(fd, 0, file, (line, offset) => {
+        let peek: ReturnType<typeof peekLine>;
+        try {
+          peek = peekLine(line);
+        } catch (error) {
+          archiveWarning({ file, message: `${badArchiveLine(false, error)} (at byte ${offset})` });
+          this.damaged.add(offset);
+          return true;
+        }
         if (peek.kind === 'patch') {
           const patch = (JSON.parse(line.toString('utf8')) as { patch: MessagePatch }).patch;
           let byId = this.patches.get(peek.thread);
@@ -73,14 +83,21 @@ export class PagedBody {
     const to = this.starts[page] ?? this.mainCount;
     const messages: NormalizedMessage[] = [];
     const offset = this.pageOffsets[page - 1];
+    let skipped = 0;
     const fd = openSync(this.file, 'r');
     try {
       if (offset !== undefined && from < to) {
-        forEachLine(fd, offset, (line) => {
+        forEachLine(fd, offset, this.file, (line, at) => {
+          if (this.damaged.has(at)) return true;
           const peek = peekLine(line);
           if (peek.kind !== 'message' || peek.thread !== MAIN_THREAD) return true;
-          messages.push(this.patched(MAIN_THREAD, line));
-          return from + messages.length < to;
+          try {
+            messages.push(this.patched(MAIN_THREAD, line));
+          } catch (error) {
+            archiveWarning({ file: this.file, message: `${badArchiveLine(false, error)} (at byte ${at})` });
+            skipped += 1;
+          }
+          return from + messages.length + skipped < to;
         });
       }
       const calls = new Set(
@@ -91,9 +108,14 @@ export class PagedBody {
         .filter((a) => (a.parentCallId ? calls.has(a.parentCallId) : last))
         .map((agent) => ({
           ...agent,
-          messages: (this.agentLines.get(agent.agentId) ?? []).map((span) =>
-            this.patched(agent.agentId, readSpan(fd, span)),
-          ),
+          messages: (this.agentLines.get(agent.agentId) ?? []).flatMap((span) => {
+            try {
+              return [this.patched(agent.agentId, readSpan(fd, span))];
+            } catch (error) {
+              archiveWarning({ file: this.file, message: `${badArchiveLine(false, error)} (at byte ${span.offset})` });
+              return [];
+            }
+          }),
         }));
       return { ...this.header, messages, subagents };
     } finally {
@@ -129,8 +151,9 @@ function peekLine(line: Buffer): { thread: string; kind: 'message' | 'patch' } {
   return { thread: parsed.thread, kind: 'message' in parsed ? 'message' : 'patch' };
 }
 
-/** Calls `onLine` with each non-empty line from `start` (and its byte offset) until it returns false. */
-function forEachLine(fd: number, start: number, onLine: (line: Buffer, offset: number) => boolean): void {
+/** Calls `onLine` with each non-empty line from `start` (and its byte offset) until it returns false. A last
+ * line without a newline that is not whole JSON (a write cut short) is left out with a warning. */
+function forEachLine(fd: number, start: number, file: string, onLine: (line: Buffer, offset: number) => boolean): void {
   const chunk = Buffer.allocUnsafe(CHUNK);
   let pending: Buffer[] = [];
   let lineStart = start;
@@ -152,7 +175,14 @@ function forEachLine(fd: number, start: number, onLine: (line: Buffer, offset: n
     position += read;
   }
   const rest = Buffer.concat(pending);
-  if (rest.length > 0) onLine(rest, lineStart);
+  if (rest.length === 0) return;
+  try {
+    JSON.parse(rest.toString('utf8'));
+  } catch (error) {
+    archiveWarning({ file, message: badArchiveLine(true, error) });
+    return;
+  }
+  onLine(rest, lineStart);
 }
 
 function readSpan(fd: number, span: Span): Buffer {

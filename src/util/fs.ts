@@ -1,5 +1,7 @@
-import { promises as fs } from 'node:fs';
+import { constants, type Dirent, fstatSync, promises as fs, type Stats, statSync } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
+import type { WarningSink } from './warnings.ts';
 
 export async function isDirectory(p: string): Promise<boolean> {
   try {
@@ -26,11 +28,16 @@ export async function listDir(dir: string): Promise<import('node:fs').Dirent[]> 
   }
 }
 
+/** A JSON file's value, or undefined when it is missing, damaged or not a regular file (never blocks on a FIFO). */
 export async function readJsonFile<T>(file: string): Promise<T | undefined> {
+  let handle: FileHandle | undefined;
   try {
-    return JSON.parse(await fs.readFile(file, 'utf8')) as T;
+    handle = await openRegular(file);
+    return JSON.parse(await handle.readFile('utf8')) as T;
   } catch {
     return undefined;
+  } finally {
+    await handle?.close();
   }
 }
 
@@ -38,12 +45,136 @@ export async function readJsonFile<T>(file: string): Promise<T | undefined> {
 export async function writeFileAtomic(file: string, content: string | Uint8Array): Promise<void> {
   await fs.mkdir(path.dirname(file), { recursive: true });
   const tmp = `${file}.${process.pid}.tmp`;
-  await fs.writeFile(tmp, content);
-  await fs.rename(tmp, file);
+  try {
+    await fs.writeFile(tmp, content);
+    await fs.rename(tmp, file);
+  } catch (error) {
+    await fs.rm(tmp, { force: true }).catch(() => {});
+    throw error;
+  }
 }
 
 export function expandHome(p: string, home: string): string {
   if (p === '~') return home;
   if (p.startsWith('~/')) return path.join(home, p.slice(2));
   return p;
+}
+
+/** A file that is not a regular file (a FIFO, socket or device): never opened for reading, which could block. */
+export class NotRegularFileError extends Error {
+  readonly code = 'ENOTREGULAR';
+  constructor(
+    readonly path: string,
+    readonly kind: string,
+  ) {
+    super(`${kind}, not a regular file`);
+  }
+}
+
+/** What a file system entry is, in words (for warnings). */
+export function kindOf(
+  stat: Pick<Stats, 'isFIFO' | 'isSocket' | 'isCharacterDevice' | 'isBlockDevice' | 'isDirectory'>,
+): string {
+  if (stat.isFIFO()) return 'a FIFO (named pipe)';
+  if (stat.isSocket()) return 'a socket';
+  if (stat.isCharacterDevice() || stat.isBlockDevice()) return 'a device';
+  if (stat.isDirectory()) return 'a directory';
+  return 'a special file';
+}
+
+/**
+ * Opens a file for reading only if it is a regular file (following symlinks). Opened non-blocking, so a FIFO
+ * put where a file was expected cannot hang the open; then checked with fstat on the open descriptor (no race
+ * with the file being replaced between a check and the open).
+ */
+export async function openRegular(file: string): Promise<FileHandle> {
+  const handle = await fs.open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  let stat: Stats;
+  try {
+    stat = fstatSync(handle.fd);
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+  if (!stat.isFile()) {
+    await handle.close();
+    throw new NotRegularFileError(file, kindOf(stat));
+  }
+  return handle;
+}
+
+/** Why a file could not be read, in words for a warning (callers add what they did about it). */
+export function readFailure(error: unknown): string {
+  if (error instanceof NotRegularFileError) return error.message;
+  const code = (error as NodeJS.ErrnoException)?.code;
+  if (code === 'EACCES' || code === 'EPERM') return 'permission denied (make it readable to collect it)';
+  if (code === 'ELOOP') return 'symbolic link loop';
+  if (code === 'ENOENT') return 'gone while reading (deleted, or a broken symbolic link)';
+  if (code === 'EISDIR') return 'a directory, not a file';
+  return `could not read file (${code ?? (error as Error)?.message ?? String(error)})`;
+}
+
+export type EntryKind = 'file' | 'directory' | 'special';
+
+export interface ListedEntry {
+  name: string;
+  path: string;
+  kind: EntryKind;
+  /** For a special file: what it is, in words. */
+  what?: string;
+  /** Reached through a symbolic link. */
+  link?: boolean;
+}
+
+/**
+ * A directory's entries with symbolic links followed (a broken link is left out with a warning). A directory
+ * that exists but cannot be read is reported through `warn` (a missing one is not) and lists as empty.
+ * Special files are listed as `special` so that a caller warns only about names it would have read.
+ * Plain entries cost no system call beyond the readdir; only links are stat'ed.
+ */
+export async function listEntries(dir: string, warn?: WarningSink): Promise<ListedEntry[]> {
+  let dirents: Dirent[];
+  try {
+    dirents = await fs.readdir(dir, { withFileTypes: true });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') {
+      warn?.({
+        file: dir,
+        message: `directory could not be read (${code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code}); skipped`,
+      });
+    }
+    return [];
+  }
+  const out: ListedEntry[] = [];
+  for (const d of dirents) {
+    const full = path.join(dir, d.name);
+    if (d.isFile()) out.push({ name: d.name, path: full, kind: 'file' });
+    else if (d.isDirectory()) out.push({ name: d.name, path: full, kind: 'directory' });
+    else if (d.isSymbolicLink()) {
+      let stat: Stats | undefined;
+      try {
+        stat = statSync(full);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        warn?.({
+          file: full,
+          message: code === 'ELOOP' ? 'symbolic link loop; skipped' : `broken symbolic link (${code}); skipped`,
+        });
+        continue;
+      }
+      if (stat.isFile()) out.push({ name: d.name, path: full, kind: 'file', link: true });
+      else if (stat.isDirectory()) out.push({ name: d.name, path: full, kind: 'directory', link: true });
+      else out.push({ name: d.name, path: full, kind: 'special', what: kindOf(stat), link: true });
+    } else {
+      const what = d.isFIFO() ? 'a FIFO (named pipe)' : d.isSocket() ? 'a socket' : 'a device';
+      out.push({ name: d.name, path: full, kind: 'special', what });
+    }
+  }
+  return out;
+}
+
+/** The real path of a directory (symbolic links resolved), or undefined when it cannot be resolved. */
+export async function realDir(dir: string): Promise<string | undefined> {
+  return fs.realpath(dir).catch(() => undefined);
 }

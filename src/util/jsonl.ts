@@ -1,7 +1,11 @@
 import { isUtf8 } from 'node:buffer';
 import type { Hash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { openRegular } from './fs.ts';
 import type { WarningSink } from './warnings.ts';
+
+/** Records nested deeper than this are skipped: recursive code (JSON.stringify among it) would overflow the
+ * stack on them, and no real record comes close. */
+export const MAX_JSON_DEPTH = 1000;
 
 export interface JsonlRecord {
   /** 1-based line number. */
@@ -44,7 +48,9 @@ const LONE_SURROGATE_ESCAPE = /\\u[dD][89a-fA-F][0-9a-fA-F]{2}/;
  * invalid UTF-8 and lone surrogates are repaired (U+FFFD) and reported.
  */
 export async function* readJsonl(file: string, options: JsonlOptions = {}): AsyncGenerator<JsonlRecord> {
-  const stream = createReadStream(file, { start: options.start ?? 0, highWaterMark: options.chunkSize ?? 1 << 20 });
+  // Only a regular file is read (a FIFO would block forever); see openRegular.
+  const handle = await openRegular(file);
+  const stream = handle.createReadStream({ start: options.start ?? 0, highWaterMark: options.chunkSize ?? 1 << 20 });
   try {
     yield* readJsonlChunks(stream as AsyncIterable<Buffer>, file, options);
   } finally {
@@ -92,6 +98,10 @@ export async function* readJsonlChunks(
       warn({ file, line: lineNo, message: `${reason}; line skipped` });
       return undefined;
     }
+    if (body.length > MAX_JSON_DEPTH && nestedDeeperThan(body, value, MAX_JSON_DEPTH)) {
+      warn({ file, line: lineNo, message: `nested more than ${MAX_JSON_DEPTH} levels deep; line skipped` });
+      return undefined;
+    }
     if (LONE_SURROGATE_ESCAPE.test(text) && hasLoneSurrogate(value)) {
       value = makeWellFormed(value);
       warn({ file, line: lineNo, message: 'lone UTF-16 surrogate in a string, replaced with U+FFFD' });
@@ -121,6 +131,42 @@ export async function* readJsonlChunks(
     if (record) yield record;
   }
   options.onEnd?.({ offset, lines: lineNo, terminated });
+}
+
+/**
+ * Whether a parsed line nests deeper than `max`. JSON.parse itself does not recurse, but much of what handles
+ * a record later does. Most lines are ruled out by counting their `{` and `[` bytes (depth cannot exceed
+ * that count), which is cheap next to the parse; only the rare line with more is walked, without recursion.
+ */
+export function nestedDeeperThan(bytes: Buffer | undefined, value: unknown, max: number): boolean {
+  if (bytes && countOpeners(bytes, max) <= max) return false;
+  if (typeof value !== 'object' || value === null) return false;
+  const stack: unknown[] = [value];
+  const depths: number[] = [1];
+  while (stack.length > 0) {
+    const node = stack.pop() as Record<string, unknown> | unknown[];
+    const depth = depths.pop()!;
+    if (depth > max) return true;
+    const children = Array.isArray(node) ? node : Object.values(node);
+    for (const child of children) {
+      if (typeof child === 'object' && child !== null) {
+        stack.push(child);
+        depths.push(depth + 1);
+      }
+    }
+  }
+  return false;
+}
+
+/** `{` and `[` bytes in a line, counting up to just past `max`. */
+function countOpeners(bytes: Buffer, max: number): number {
+  let count = 0;
+  for (const opener of [0x7b, 0x5b]) {
+    for (let at = bytes.indexOf(opener); at !== -1; at = bytes.indexOf(opener, at + 1)) {
+      if (++count > max) return count;
+    }
+  }
+  return count;
 }
 
 function isBlank(bytes: Buffer): boolean {

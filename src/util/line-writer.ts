@@ -1,18 +1,41 @@
-import { closeSync, mkdirSync, openSync, renameSync, truncateSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  renameSync,
+  truncateSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import path from 'node:path';
 
 const BUFFER_BYTES = 1 << 20;
+
+/** The write call LineWriter uses: a seam for tests that simulate a full disk (ENOSPC) part-way through a write. */
+export const lineWriterIo = {
+  writeSync: writeSync as (fd: number, buffer: Uint8Array, offset: number, length: number) => number,
+};
+
+/** Temp files LineWriter and writeFileAtomic leave only when a run is killed: `<name>.<pid>[.<tag>].tmp`. */
+export const TEMP_FILE = /\.\d+(\.[a-z0-9]+)?\.tmp$/;
 
 /**
  * Writes a text file line by line through a 1 MiB buffer, with synchronous writes: memory stays bounded
  * whatever the size, and there is no backpressure to manage. A new file goes to a temp file renamed into
  * place on `commit()`; `append` writes in place after cutting the file to that many bytes.
+ *
+ * Only whole lines are ever left in the file: the buffer holds whole lines, and a write that fails part-way
+ * (a full disk) cuts the file back to the end of the last line written whole before the error is thrown;
+ * a new file's temp file is removed.
  */
 export class LineWriter {
   private readonly file: string;
   private fd: number;
   private readonly buffer = Buffer.allocUnsafe(BUFFER_BYTES);
   private used = 0;
+  /** Bytes in the file that end a whole line. */
+  private whole: number;
 
   constructor(
     readonly target: string,
@@ -22,10 +45,12 @@ export class LineWriter {
       truncateSync(target, append.bytes);
       this.file = target;
       this.fd = openSync(target, 'a');
+      this.whole = append.bytes;
     } else {
       mkdirSync(path.dirname(target), { recursive: true });
       this.file = `${target}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
       this.fd = openSync(this.file, 'w');
+      this.whole = 0;
     }
   }
 
@@ -36,7 +61,7 @@ export class LineWriter {
     if (this.used + most > BUFFER_BYTES) {
       this.flush();
       if (most > BUFFER_BYTES) {
-        writeSync(this.fd, `${line}\n`);
+        this.writeWhole(Buffer.from(`${line}\n`));
         return;
       }
     }
@@ -45,9 +70,27 @@ export class LineWriter {
   }
 
   private flush(): void {
-    let done = 0;
-    while (done < this.used) done += writeSync(this.fd, this.buffer, done, this.used - done);
+    const used = this.used;
     this.used = 0;
+    this.writeWhole(this.buffer.subarray(0, used));
+  }
+
+  /** Writes bytes that end a line; on failure the file is cut back to its last whole line and the error, with
+   * this file's path, is thrown. */
+  private writeWhole(bytes: Uint8Array): void {
+    let done = 0;
+    try {
+      while (done < bytes.length) done += lineWriterIo.writeSync(this.fd, bytes, done, bytes.length - done);
+    } catch (error) {
+      try {
+        ftruncateSync(this.fd, this.whole);
+      } catch {
+        // The error below says what happened; the next collect repairs a torn line.
+      }
+      this.abandon();
+      throw withPath(error, this.target);
+    }
+    this.whole += bytes.length;
   }
 
   commit(): void {
@@ -57,11 +100,42 @@ export class LineWriter {
     if (this.file !== this.target) renameSync(this.file, this.target);
   }
 
-  /** Drops what was written: the temp file, or what was appended. */
+  /** Drops what was written: the temp file, or what was appended. Safe to call more than once. */
   discard(): void {
     if (this.fd >= 0) closeSync(this.fd);
     this.fd = -1;
     if (this.append) truncateSync(this.target, this.append.bytes);
-    else unlinkSync(this.file);
+    else {
+      try {
+        unlinkSync(this.file);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      }
+    }
   }
+
+  /** After a failed write: close, and remove a new file's temp file (an append keeps its whole lines). */
+  private abandon(): void {
+    try {
+      if (this.fd >= 0) closeSync(this.fd);
+    } catch {
+      // already closed
+    }
+    this.fd = -1;
+    if (!this.append) {
+      try {
+        unlinkSync(this.file);
+      } catch {
+        // gone already
+      }
+    }
+  }
+}
+
+/** Gives an error from a write on a descriptor (which names no file) the path it was writing. */
+export function withPath(error: unknown, file: string): unknown {
+  if (error && typeof error === 'object' && !(error as NodeJS.ErrnoException).path) {
+    (error as NodeJS.ErrnoException).path = file;
+  }
+  return error;
 }

@@ -1,3 +1,4 @@
+import { MAX_JSON_DEPTH, nestedDeeperThan } from '../../util/jsonl.ts';
 import type { Source, SourceContext, SourceItem, SourceLocation } from '../source.ts';
 import { candidateExports, locateAmazonQ } from './paths.ts';
 import { latestDataTime, normalizeConversation } from './normalize.ts';
@@ -90,13 +91,26 @@ async function* readAmazonQ(
     if (!state) continue;
     const cwd = copies.find((c) => c.row.key)?.row.key;
     const archived = await ctx.loadArchived?.(conversationId);
-    const session = normalizeConversation({
-      state,
-      row: best.row,
-      conversationId,
-      cwd,
-      archived: archived?.source === 'amazon-q' ? archived : undefined,
-    });
+    let session: ReturnType<typeof normalizeConversation>;
+    // A conversation the normalizer cannot handle costs that conversation only.
+    try {
+      session = normalizeConversation({
+        state,
+        row: best.row,
+        conversationId,
+        cwd,
+        archived: archived?.source === 'amazon-q' ? archived : undefined,
+      });
+    } catch (error) {
+      ctx.unavailable?.(best.row.file);
+      ctx.warn({
+        file: best.row.file,
+        message: `${describeRow(best.row)} (conversation ${JSON.stringify(conversationId)}) not understood (${
+          error instanceof Error ? `${error.name}: ${error.message}` : String(error)
+        }); skipped`,
+      });
+      continue;
+    }
     if (!session) continue;
     const others = [...new Set(copies.filter((c) => c !== best).map((c) => describeCopy(c.row)))];
     if (others.length > 0)
@@ -108,6 +122,14 @@ async function* readAmazonQ(
 function parseRow(row: ConversationRow, ctx: SourceContext, quiet = false): QConversationState | undefined {
   try {
     const value = JSON.parse(row.value.toString('utf8')) as unknown;
+    if (nestedDeeperThan(row.value, value, MAX_JSON_DEPTH)) {
+      if (!quiet)
+        ctx.warn({
+          file: row.file,
+          message: `${describeRow(row)} is nested more than ${MAX_JSON_DEPTH} levels deep; skipped`,
+        });
+      return undefined;
+    }
     if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as QConversationState;
     if (!quiet) ctx.warn({ file: row.file, message: `${describeRow(row)} is not a ConversationState object; skipped` });
   } catch (error) {

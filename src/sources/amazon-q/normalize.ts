@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { saneIsoFromMs, saneIsoFromText } from '../../util/time.ts';
 import path from 'node:path';
 import type {
   MessageKind,
@@ -122,16 +123,13 @@ function uniqueKeys(keys: string[]): string[] {
   });
 }
 
+/** Times outside the sane range (util/time.ts) are treated as absent. */
 export function isoFromMs(ms: unknown): string | undefined {
-  if (typeof ms !== 'number' || !Number.isFinite(ms) || ms <= 0) return undefined;
-  const date = new Date(ms);
-  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
+  return saneIsoFromMs(ms);
 }
 
 export function isoFromText(text: unknown): string | undefined {
-  if (typeof text !== 'string' || !text) return undefined;
-  const date = new Date(text);
-  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
+  return saneIsoFromText(text);
 }
 
 function summaryOf(state: QConversationState): { text: string; metadata?: QRequestMetadata } | undefined {

@@ -2,6 +2,7 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { kindOf, NotRegularFileError, openRegular, readFailure } from '../../util/fs.ts';
 import { isKiroPath } from './paths.ts';
 
 /** One stored conversation, still as JSON text (parsed one at a time by the normalizer). */
@@ -73,9 +74,11 @@ export async function readDatabase(file: string, options: ReadDatabaseOptions = 
   let header: Buffer;
   try {
     stat = await fs.stat(file);
+    // Never open a FIFO or device: the open itself could block.
+    if (!stat.isFile()) throw new NotRegularFileError(file, kindOf(stat));
     header = await readHeader(file);
   } catch (error) {
-    throw new QReadError(`could not read file (${errorCode(error)})`, 'unreadable');
+    throw new QReadError(readFailure(error), 'unreadable');
   }
   if (stat.size === 0) return { rows: [], tables: [], product: productOf(file, []) };
   if (header.subarray(0, 16).toString('latin1') !== SQLITE_MAGIC) {
@@ -206,10 +209,15 @@ function queryDatabase(
 /** Reads a `/save` export: the same `ConversationState` JSON as a database row's value. */
 export async function readExport(file: string): Promise<ConversationRow> {
   try {
-    const [value, stat] = await Promise.all([fs.readFile(file), fs.stat(file)]);
-    return { file, kind: 'json', value, fileMtimeMs: stat.mtimeMs, rowIndex: 1 };
+    const handle = await openRegular(file);
+    try {
+      const [value, stat] = await Promise.all([handle.readFile(), handle.stat()]);
+      return { file, kind: 'json', value, fileMtimeMs: stat.mtimeMs, rowIndex: 1 };
+    } finally {
+      await handle.close();
+    }
   } catch (error) {
-    throw new QReadError(`could not read file (${errorCode(error)})`, 'unreadable');
+    throw new QReadError(readFailure(error), 'unreadable');
   }
 }
 

@@ -1,7 +1,9 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { HistoryPrompt } from '../../model/session.ts';
+import { readFailure } from '../../util/fs.ts';
 import { readJsonl } from '../../util/jsonl.ts';
+import { saneIsoFromMs, TIME_RANGE_TEXT } from '../../util/time.ts';
 import type { WarningSink } from '../../util/warnings.ts';
 import type { Source, SourceContext, SourceItem, SourceLocation } from '../source.ts';
 import { listProjectDir, listProjectDirs, locateClaude, type SessionFiles } from './paths.ts';
@@ -19,8 +21,8 @@ export const claudeCode: Source = {
 
 async function* readClaude(location: SourceLocation, ctx: SourceContext): AsyncGenerator<SourceItem> {
   for (const root of location.found) {
-    const projectDirs = await listProjectDirs(root);
-    const listings = await Promise.all(projectDirs.map((dir) => listProjectDir(dir)));
+    const projectDirs = await listProjectDirs(root, ctx.warn);
+    const listings = await Promise.all(projectDirs.map((dir) => listProjectDir(dir, ctx.warn)));
     const known = new Set<string>(
       [...ctx.archived].filter((id) => id.startsWith('claude-code/')).map((id) => id.slice(12)),
     );
@@ -153,7 +155,7 @@ async function firstSessionId(file: string, warn: WarningSink): Promise<string |
       if (typeof id === 'string') return id;
     }
   } catch (error) {
-    warn({ file, message: `could not read file (${(error as Error).message})` });
+    warn({ file, message: `${readFailure(error)}; skipped` });
   }
   return undefined;
 }
@@ -167,21 +169,26 @@ export async function* readHistory(file: string, warn: WarningSink): AsyncGenera
   }
   try {
     for await (const { value, line } of readJsonl(file, { onWarning: warn })) {
-      const entry = value as ClaudeHistoryLine;
+      const entry = value as ClaudeHistoryLine | null;
       if (typeof entry?.display !== 'string' || typeof entry.timestamp !== 'number') {
         warn({ file, line, message: 'history entry without display text or timestamp; skipped' });
         continue;
       }
+      const timestamp = saneIsoFromMs(entry.timestamp);
+      if (!timestamp) {
+        warn({ file, line, message: `timestamp ${entry.timestamp} is ${TIME_RANGE_TEXT}; entry skipped` });
+        continue;
+      }
       yield {
         source: 'claude-code',
-        timestamp: new Date(entry.timestamp).toISOString(),
+        timestamp,
         text: entry.display,
-        ...(entry.project ? { project: entry.project } : {}),
-        ...(entry.sessionId ? { sessionId: entry.sessionId } : {}),
+        ...(typeof entry.project === 'string' && entry.project ? { project: entry.project } : {}),
+        ...(typeof entry.sessionId === 'string' && entry.sessionId ? { sessionId: entry.sessionId } : {}),
       };
     }
   } catch (error) {
-    warn({ file, message: `could not read file (${(error as Error).message})` });
+    warn({ file, message: `${readFailure(error)}; skipped` });
   }
 }
 

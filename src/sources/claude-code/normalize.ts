@@ -7,6 +7,7 @@ import type {
   ToolCall,
   ToolStatus,
 } from '../../model/message.ts';
+import { isOutOfRangeTime, saneIsoFromText, TIME_RANGE_TEXT } from '../../util/time.ts';
 import type { JsonlRecord } from '../../util/jsonl.ts';
 import type { WarningSink } from '../../util/warnings.ts';
 import type { BodyOut } from '../../model/body.ts';
@@ -218,6 +219,9 @@ export class ThreadNormalizer {
       return;
     }
     const record = value as ClaudeRecord;
+    for (const key of ['uuid', 'sessionId', 'parentUuid'] as const) {
+      if (record[key] != null && typeof record[key] !== 'string') throw new TypeError(`${key} is not a string`);
+    }
     // A record repeated in the same file (same uuid, type, time and length) is one record.
     if (record.uuid && !this.firstOfItsKind(record.uuid, fingerprint(record.type, record.timestamp, end - start))) {
       return;
@@ -232,9 +236,10 @@ export class ThreadNormalizer {
       return;
     }
     if (record.uuid) this.markOwn(record.uuid);
-    if (record.cwd) this.cwd ??= record.cwd;
-    if (record.gitBranch) this.gitBranch = record.gitBranch;
-    if (record.version) this.cliVersion = record.version;
+    // Fields that reach summaries and paths must be strings: a record with an odd type there is not trusted.
+    if (typeof record.cwd === 'string' && record.cwd) this.cwd ??= record.cwd;
+    if (typeof record.gitBranch === 'string' && record.gitBranch) this.gitBranch = record.gitBranch;
+    if (typeof record.version === 'string' && record.version) this.cliVersion = record.version;
 
     switch (record.type) {
       case 'user':
@@ -604,6 +609,13 @@ export class ThreadNormalizer {
     part?: number | string,
   ): void {
     const ts = record ? recordTimestamp(record) : undefined;
+    if (!ts && record && isOutOfRangeTime(record.timestamp ?? record.snapshot?.timestamp)) {
+      this.options.warn?.({
+        file: this.file,
+        line,
+        message: `timestamp ${JSON.stringify(record.timestamp ?? record.snapshot?.timestamp)} is ${TIME_RANGE_TEXT}; ignored`,
+      });
+    }
     if (ts) {
       this.lastTimestamp = ts;
       this.flushUndated(ts);
@@ -732,10 +744,7 @@ export class ThreadNormalizer {
 }
 
 function recordTimestamp(record: ClaudeRecord): string | undefined {
-  const raw = record.timestamp ?? record.snapshot?.timestamp;
-  if (typeof raw !== 'string') return undefined;
-  const date = new Date(raw);
-  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
+  return saneIsoFromText(record.timestamp ?? record.snapshot?.timestamp);
 }
 
 function imageSegment(block: ClaudeContentBlock, channel: MessageSegment['channel']): MessageSegment {

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { SourceContext, SourceLocation } from '../source.ts';
-import { expandHome, isDirectory, isFile, listDir } from '../../util/fs.ts';
+import { expandHome, isDirectory, isFile, listEntries, realDir } from '../../util/fs.ts';
+import type { WarningSink } from '../../util/warnings.ts';
 
 /** Where Claude Code keeps its data (FORMATS.md §1.1). An explicit `--claude-dir` wins; an explicit
  * `--home` means "that home", so the real home's `$CLAUDE_CONFIG_DIR` is ignored then. */
@@ -42,11 +43,13 @@ export interface SessionFiles {
 const AGENT_FILE = /^agent-(.+)\.jsonl$/;
 
 /** Lists one project directory. Legacy flat agent files are returned separately: only their
- * content says which session they belong to. */
+ * content says which session they belong to. Symbolic links to files and directories are followed; a FIFO,
+ * socket or device named like a transcript is skipped with a warning. */
 export async function listProjectDir(
   projectDir: string,
+  warn?: WarningSink,
 ): Promise<{ sessions: SessionFiles[]; legacyAgents: SubagentFile[] }> {
-  const entries = await listDir(projectDir);
+  const entries = await listEntries(projectDir, warn);
   const sessions = new Map<string, SessionFiles>();
   const legacyAgents: SubagentFile[] = [];
   const get = (sessionId: string): SessionFiles => {
@@ -58,20 +61,29 @@ export async function listProjectDir(
     return s;
   };
   for (const entry of entries) {
-    const full = path.join(projectDir, entry.name);
-    if (entry.isFile() && entry.name.endsWith('.jsonl')) {
+    const full = entry.path;
+    if (entry.name.endsWith('.jsonl') && entry.kind !== 'directory') {
+      if (entry.kind === 'special') {
+        warn?.({ file: full, message: `${entry.what}, not a regular file; skipped` });
+        continue;
+      }
       const agent = AGENT_FILE.exec(entry.name);
       if (agent) legacyAgents.push({ file: full, agentId: agent[1]! });
       else get(entry.name.slice(0, -'.jsonl'.length)).main = full;
-    } else if (entry.isDirectory()) {
+    } else if (entry.kind === 'directory') {
       const subDir = path.join(full, 'subagents');
-      const subEntries = await listDir(subDir);
+      const subEntries = await listEntries(subDir, warn);
       const subagents: SubagentFile[] = [];
       for (const sub of subEntries) {
-        const agent = sub.isFile() ? AGENT_FILE.exec(sub.name) : null;
+        const agent = AGENT_FILE.exec(sub.name);
         if (!agent) continue;
+        if (sub.kind === 'special') {
+          warn?.({ file: sub.path, message: `${sub.what}, not a regular file; skipped` });
+          continue;
+        }
+        if (sub.kind !== 'file') continue;
         const metaFile = path.join(subDir, `agent-${agent[1]}.meta.json`);
-        subagents.push({ file: path.join(subDir, sub.name), agentId: agent[1]!, metaFile });
+        subagents.push({ file: sub.path, agentId: agent[1]!, metaFile });
       }
       if (subagents.length > 0)
         get(entry.name).subagents.push(...subagents.sort((a, b) => a.file.localeCompare(b.file)));
@@ -83,10 +95,22 @@ export async function listProjectDir(
   };
 }
 
-export async function listProjectDirs(root: string): Promise<string[]> {
+/** The project directories under `<root>/projects`, symbolic links followed; two names for one directory
+ * (a link to a sibling, or to itself) are listed once. */
+export async function listProjectDirs(root: string, warn?: WarningSink): Promise<string[]> {
   const projects = path.join(root, 'projects');
-  return (await listDir(projects))
-    .filter((e) => e.isDirectory())
-    .map((e) => path.join(projects, e.name))
-    .sort();
+  const entries = (await listEntries(projects, warn))
+    .filter((e) => e.kind === 'directory')
+    .sort((a, b) => a.path.localeCompare(b.path));
+  const projectsReal = entries.length > 0 ? await realDir(projects) : undefined;
+  const seen = new Set<string>();
+  const dirs: string[] = [];
+  // Plain directories first, so that a link to one of them is the one left out.
+  for (const entry of [...entries.filter((e) => !e.link), ...entries.filter((e) => e.link)]) {
+    const real = entry.link ? await realDir(entry.path) : projectsReal && path.join(projectsReal, entry.name);
+    if (real && seen.has(real)) continue;
+    if (real) seen.add(real);
+    dirs.push(entry.path);
+  }
+  return dirs.sort();
 }

@@ -1,12 +1,12 @@
 import { createHash, type Hash } from 'node:crypto';
-import { createReadStream, promises as fs } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import { DataDir } from '../../collect/data-dir.ts';
 import { summaryOf } from '../../collect/summarize.ts';
 import { type BodyOut, MAIN_THREAD, type MessagePatch, ThreadAssembler } from '../../model/body.ts';
 import type { NormalizedMessage } from '../../model/message.ts';
 import type { Session, SessionSummary, SubagentThread } from '../../model/session.ts';
 import { type AccumulatorState, SessionAccumulator } from '../../stats/session-accumulator.ts';
-import { readJsonFile } from '../../util/fs.ts';
+import { openRegular, readFailure, readJsonFile } from '../../util/fs.ts';
 import { readStateFile, writeStateFile } from '../../util/state-file.ts';
 import { type JsonlEnd, readJsonl } from '../../util/jsonl.ts';
 import type { WarningSink } from '../../util/warnings.ts';
@@ -109,7 +109,8 @@ function sessionFiles(files: SessionFiles): string[] {
 async function hashPrefix(file: string, bytes: number): Promise<Hash> {
   const hash = createHash('sha1');
   if (bytes === 0) return hash;
-  for await (const chunk of createReadStream(file, { start: 0, end: bytes - 1, highWaterMark: 1 << 20 })) {
+  const handle = await openRegular(file);
+  for await (const chunk of handle.createReadStream({ start: 0, end: bytes - 1, highWaterMark: 1 << 20 })) {
     hash.update(chunk as Buffer);
   }
   return hash;
@@ -169,12 +170,16 @@ export async function streamSession(
         firstLine: (mark?.lines ?? 0) + 1,
         onEnd: (e) => (end = e),
       });
-      for await (const record of reading) thread.add(record);
+      for await (const record of reading) {
+        // A record the normalizer cannot handle costs that record only.
+        try {
+          thread.add(record);
+        } catch (error) {
+          warn({ file, line: record.line, message: `record not understood (${errorText(error)}); skipped` });
+        }
+      }
     } catch (error) {
-      warn({
-        file,
-        message: `could not read file (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
-      });
+      warn({ file, message: `${readFailure(error)}; skipped` });
       if (from) throw new ResumeFailed();
       canResume = false; // what was written of it stays in the body: read it all again next time
       return { thread, complete: false };
@@ -264,6 +269,10 @@ export async function streamSession(
 
 class ResumeFailed extends Error {}
 
+function errorText(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
+
 function subagentHeader(agent: SubagentFile, meta: SubagentMeta | undefined): SubagentThread {
   const compaction = agent.agentId.startsWith('acompact-');
   return {
@@ -342,12 +351,21 @@ export async function collectSession(
         return { ...(await commit(writer, streamed, target)), resumed: true };
       }
     } catch (error) {
-      if (!(error instanceof ResumeFailed)) throw error;
+      if (!(error instanceof ResumeFailed)) {
+        writer.discard(); // back to the lines the archive's header counts
+        throw error;
+      }
     }
     writer.discard();
   }
   const writer = data.bodyWriter(target.bodyPath);
-  const streamed = await streamSession(files, warn, isKnownSession, writer);
+  let streamed: StreamedSession | undefined;
+  try {
+    streamed = await streamSession(files, warn, isKnownSession, writer);
+  } catch (error) {
+    writer.discard(); // no temp file left behind
+    throw error;
+  }
   if (!streamed) {
     writer.discard();
     return { partial: false, written: false, resumed: false };
@@ -362,7 +380,12 @@ export async function collectSession(
       resumed: false,
     };
   }
-  return { ...(await commit(writer, streamed, target)), resumed: false };
+  try {
+    return { ...(await commit(writer, streamed, target)), resumed: false };
+  } catch (error) {
+    writer.discard();
+    throw error;
+  }
 }
 
 async function commit(

@@ -1,7 +1,9 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { HistoryPrompt, Session, SubagentThread } from '../../model/session.ts';
-import { readJsonl } from '../../util/jsonl.ts';
+import { NotRegularFileError, openRegular, readFailure } from '../../util/fs.ts';
+import { MAX_JSON_DEPTH, nestedDeeperThan, readJsonl } from '../../util/jsonl.ts';
+import { isOutOfRangeTime, saneIsoFromMs, TIME_RANGE_TEXT } from '../../util/time.ts';
 import type { WarningSink } from '../../util/warnings.ts';
 import type { Source, SourceContext, SourceItem, SourceLocation } from '../source.ts';
 import { idOf, RolloutNormalizer, type CopySource } from './normalize.ts';
@@ -55,7 +57,7 @@ async function* readCodex(location: SourceLocation, ctx: SourceContext): AsyncGe
   const byId = new Map<string, RolloutNode>();
   const threadNames = new Map<string, string>();
   for (const root of location.found) {
-    for (const node of await mapLimit(await listRolloutFiles(root), HEAD_READS, headOf)) {
+    for (const node of await mapLimit(await listRolloutFiles(root, ctx.warn), HEAD_READS, headOf)) {
       if (!node || byId.has(node.id)) continue; // the same thread in two places: the first one wins
       byId.set(node.id, node);
       nodes.push(node);
@@ -285,9 +287,28 @@ async function feed(normalizer: RolloutNormalizer, rollout: RolloutFile, warn: W
     if (rollout.kind === 'json') {
       if (!(await readTsRollout(normalizer, file, warn))) return false;
     } else {
-      for await (const record of readRolloutLines(file, { onWarning: warn })) normalizer.add(record);
+      for await (const record of readRolloutLines(file, { onWarning: warn })) {
+        // A line the normalizer cannot handle costs that line only.
+        const time = (record.value as { timestamp?: unknown } | null)?.timestamp;
+        if (time !== undefined && isOutOfRangeTime(time)) {
+          warn({
+            file,
+            line: record.line,
+            message: `timestamp ${JSON.stringify(time)} is ${TIME_RANGE_TEXT}; ignored`,
+          });
+        }
+        try {
+          normalizer.add(record);
+        } catch (error) {
+          warn({ file, line: record.line, message: `record not understood (${errorText(error)}); skipped` });
+        }
+      }
     }
   } catch (error) {
+    if (error instanceof NotRegularFileError || (error as NodeJS.ErrnoException).code === 'EACCES') {
+      warn({ file, message: `${readFailure(error)}; skipped` });
+      return false;
+    }
     // A read or decompression error part-way: keep what was read, like a truncated last line.
     warn({ file, message: `could not read the whole file (${(error as Error).message}); kept what was read` });
   }
@@ -304,8 +325,17 @@ async function readTsRollout(normalizer: RolloutNormalizer, file: string, warn: 
   }
   let doc: TsRolloutFile;
   try {
-    doc = JSON.parse(await fs.readFile(file, 'utf8')) as TsRolloutFile;
+    const handle = await openRegular(file);
+    try {
+      doc = JSON.parse(await handle.readFile('utf8')) as TsRolloutFile;
+    } finally {
+      await handle.close();
+    }
   } catch (error) {
+    if (error instanceof NotRegularFileError || (error as NodeJS.ErrnoException).code === 'EACCES') {
+      warn({ file, message: `${readFailure(error)}; skipped` });
+      return false;
+    }
     warn({
       file,
       message: `not valid JSON (${(error as Error).message}); the CLI rewrites this file whole, it may be half-written; skipped`,
@@ -316,9 +346,24 @@ async function readTsRollout(normalizer: RolloutNormalizer, file: string, warn: 
     warn({ file, message: 'single-JSON rollout without an items array; skipped' });
     return false;
   }
-  normalizer.addJsonHeader(doc.session ?? {});
-  doc.items.forEach((item, i) => normalizer.addJsonItem(item, i));
+  normalizer.addJsonHeader(doc.session && typeof doc.session === 'object' ? doc.session : {});
+  doc.items.forEach((item, i) => {
+    // Warned as the line the item would be in the other formats (the header is line 1).
+    if (nestedDeeperThan(undefined, item, MAX_JSON_DEPTH)) {
+      warn({ file, line: i + 2, message: `item ${i} nested more than ${MAX_JSON_DEPTH} levels deep; skipped` });
+      return;
+    }
+    try {
+      normalizer.addJsonItem(item, i);
+    } catch (error) {
+      warn({ file, line: i + 2, message: `item ${i} not understood (${errorText(error)}); skipped` });
+    }
+  });
   return true;
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
 
 function oneLine(text: string): string {
@@ -346,7 +391,7 @@ async function readSessionIndex(file: string, into: Map<string, string>, warn: W
       }
     }
   } catch (error) {
-    warn({ file, message: `could not read file (${(error as Error).message})` });
+    warn({ file, message: `${readFailure(error)}; skipped` });
   }
 }
 
@@ -364,17 +409,22 @@ export async function* readCodexHistory(
         warn({ file, line, message: 'history entry without text or ts; skipped' });
         continue;
       }
+      const timestamp = saneIsoFromMs(entry.ts * 1000);
+      if (!timestamp) {
+        warn({ file, line, message: `ts ${entry.ts} is ${TIME_RANGE_TEXT}; entry skipped` });
+        continue;
+      }
       const sessionId = typeof entry.session_id === 'string' && entry.session_id ? entry.session_id : undefined;
       const project = sessionId ? cwdById.get(sessionId) : undefined;
       yield {
         source: 'codex',
-        timestamp: new Date(entry.ts * 1000).toISOString(),
+        timestamp,
         text: entry.text,
         ...(project ? { project } : {}),
         ...(sessionId ? { sessionId } : {}),
       };
     }
   } catch (error) {
-    warn({ file, message: `could not read file (${(error as Error).message})` });
+    warn({ file, message: `${readFailure(error)}; skipped` });
   }
 }

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { saneIsoFromText } from '../../util/time.ts';
 import type {
   MessageKind,
   MessageMetadata,
@@ -1035,9 +1036,7 @@ type ItemBase = { event: string; payloadType: string };
 // -------------------------------------------------------------------- helpers
 
 function parseTime(raw: unknown): string | undefined {
-  if (typeof raw !== 'string') return undefined;
-  const ms = Date.parse(raw);
-  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
+  return saneIsoFromText(raw);
 }
 
 const SAFE_ID = /^[\w.-]{1,200}$/;

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { SourceContext, SourceLocation } from '../source.ts';
-import { expandHome, isDirectory, isFile, listDir } from '../../util/fs.ts';
+import { expandHome, isDirectory, isFile, listEntries, realDir } from '../../util/fs.ts';
+import type { WarningSink } from '../../util/warnings.ts';
 
 /** Where Codex keeps its data (FORMATS.md §2.1). An explicit `--codex-dir` wins; an explicit
  * `--home` means "that home", so the real home's `$CODEX_HOME` is ignored then. */
@@ -49,26 +50,44 @@ export function uuidFromName(file: string): string | undefined {
 /**
  * Every rollout file under `sessions/` (dated folders at any depth, and the flat legacy layout) and
  * `archived_sessions/`, sorted by path. When both `x.jsonl` and `x.jsonl.zst` exist, the plain file wins.
+ * Symbolic links to files and folders are followed, each real folder walked once (so a link loop ends);
+ * a FIFO, socket or device named like a rollout, and a folder that cannot be read, are warned about.
  */
-export async function listRolloutFiles(root: string): Promise<RolloutFile[]> {
+export async function listRolloutFiles(root: string, warn?: WarningSink): Promise<RolloutFile[]> {
   const files: RolloutFile[] = [];
-  const walk = async (dir: string, archived: boolean, depth: number): Promise<void> => {
-    const entries = (await listDir(dir)).sort((a, b) => a.name.localeCompare(b.name));
+  const walked = new Set<string>();
+  const walk = async (dir: string, real: string | undefined, archived: boolean, depth: number): Promise<void> => {
+    if (real) {
+      if (walked.has(real)) return;
+      walked.add(real);
+    }
+    const entries = (await listEntries(dir, warn)).sort((a, b) => a.name.localeCompare(b.name));
     const names = new Set(entries.map((e) => e.name));
     for (const entry of entries) {
-      const full = path.join(dir, entry.name);
-      if (entry.isDirectory()) {
-        if (depth < 4) await walk(full, archived, depth + 1);
+      if (entry.kind === 'directory') {
+        if (depth >= 4) continue;
+        // Only a link needs resolving: a plain folder's real path is its parent's plus its name.
+        const childReal = entry.link ? await realDir(entry.path) : real && path.join(real, entry.name);
+        await walk(entry.path, childReal, archived, depth + 1);
         continue;
       }
       const match = ROLLOUT.exec(entry.name);
-      if (!match || !entry.isFile()) continue;
+      if (!match) continue;
+      if (entry.kind === 'special') {
+        warn?.({ file: entry.path, message: `${entry.what}, not a regular file; skipped` });
+        continue;
+      }
       const kind: RolloutKind = match[1] === 'jsonl' ? 'jsonl' : match[1] === 'json' ? 'json' : 'zst';
       if (kind === 'zst' && names.has(entry.name.slice(0, -'.zst'.length))) continue;
-      files.push({ file: full, kind, nameId: uuidFromName(entry.name), archived });
+      files.push({ file: entry.path, kind, nameId: uuidFromName(entry.name), archived });
     }
   };
-  await walk(path.join(root, 'sessions'), false, 0);
-  await walk(path.join(root, 'archived_sessions'), true, 0);
+  for (const [folder, archived] of [
+    ['sessions', false],
+    ['archived_sessions', true],
+  ] as const) {
+    const dir = path.join(root, folder);
+    await walk(dir, await realDir(dir), archived, 0);
+  }
   return files;
 }

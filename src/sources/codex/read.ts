@@ -1,10 +1,10 @@
-import { createReadStream } from 'node:fs';
 import { Decompress } from 'fzstd';
+import { openRegular } from '../../util/fs.ts';
 import { type JsonlOptions, type JsonlRecord, readJsonl, readJsonlChunks } from '../../util/jsonl.ts';
 
 /** Decodes a zstd file as a stream of decompressed chunks (Node 20 has no zstd in `node:zlib`). */
 export async function* zstdChunks(file: string, chunkSize = 1 << 20): AsyncGenerator<Buffer> {
-  const stream = createReadStream(file, { highWaterMark: chunkSize });
+  const stream = (await openRegular(file)).createReadStream({ highWaterMark: chunkSize });
   let out: Buffer[] = [];
   // The decoder may reuse its output buffer, so every chunk is copied before it is handed on.
   const decoder = new Decompress((data) => {
