@@ -36,6 +36,8 @@ export class LineWriter {
   private used = 0;
   /** Bytes in the file that end a whole line. */
   private whole: number;
+  /** The error a write failed with: every later call throws it again (the file is closed). */
+  private failure?: unknown;
 
   constructor(
     readonly target: string,
@@ -55,6 +57,7 @@ export class LineWriter {
   }
 
   write(line: string): void {
+    if (this.failure) throw this.failure;
     // A UTF-16 code unit is at most 3 bytes of UTF-8: a line that might not fit flushes first, and one longer
     // than the buffer is written on its own.
     const most = line.length * 3 + 1;
@@ -88,12 +91,15 @@ export class LineWriter {
         // The error below says what happened; the next collect repairs a torn line.
       }
       this.abandon();
-      throw withPath(error, this.target);
+      this.failure = withPath(error, this.target);
+      if (error && typeof error === 'object') writeFailures.add(error);
+      throw this.failure;
     }
     this.whole += bytes.length;
   }
 
   commit(): void {
+    if (this.failure) throw this.failure;
     this.flush();
     closeSync(this.fd);
     this.fd = -1;
@@ -130,6 +136,14 @@ export class LineWriter {
       }
     }
   }
+}
+
+const writeFailures = new WeakSet<object>();
+
+/** Whether an error is a failed archive write (a full disk), which must stop the run rather than be taken for a
+ * bad input record. */
+export function isWriteFailure(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && writeFailures.has(error);
 }
 
 /** Gives an error from a write on a descriptor (which names no file) the path it was writing. */

@@ -51,6 +51,8 @@ describe('special files', () => {
     // A second name for the same folder: its sessions are read once.
     await fs.symlink(otherProject, path.join(claude, 'projects', '-home-alice-linked-again'));
     await fs.symlink(path.join(home, 'nowhere.jsonl'), path.join(project, `${id(6)}.jsonl`));
+    // A link to an endless device: reading it would never finish.
+    await fs.symlink('/dev/zero', path.join(project, `${id(7)}.jsonl`));
 
     const codex = path.join(home, '.codex');
     const day = path.join(codex, 'sessions', '2026', '03', '11');
@@ -78,6 +80,7 @@ describe('special files', () => {
     warning(path.join(project, `${id(2)}.jsonl`), 'a FIFO (named pipe), not a regular file; skipped');
     warning(path.join(project, `${id(3)}.jsonl`), 'a socket, not a regular file; skipped');
     warning(path.join(project, `${id(6)}.jsonl`), 'broken symbolic link (ENOENT); skipped');
+    warning(path.join(project, `${id(7)}.jsonl`), 'a device, not a regular file; skipped');
     warning(
       path.join(day, `rollout-2026-03-11T10-00-00-${codexId(2)}.jsonl`),
       'a FIFO (named pipe), not a regular file; skipped',

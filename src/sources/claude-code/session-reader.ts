@@ -9,6 +9,7 @@ import { type AccumulatorState, SessionAccumulator } from '../../stats/session-a
 import { openRegular, readFailure, readJsonFile } from '../../util/fs.ts';
 import { readStateFile, writeStateFile } from '../../util/state-file.ts';
 import { type JsonlEnd, readJsonl } from '../../util/jsonl.ts';
+import { isWriteFailure } from '../../util/line-writer.ts';
 import type { WarningSink } from '../../util/warnings.ts';
 import type { SessionFiles, SubagentFile } from './paths.ts';
 import { ThreadNormalizer, type ThreadOptions, type ThreadState } from './normalize.ts';
@@ -175,10 +176,12 @@ export async function streamSession(
         try {
           thread.add(record);
         } catch (error) {
+          if (isWriteFailure(error)) throw error;
           warn({ file, line: record.line, message: `record not understood (${errorText(error)}); skipped` });
         }
       }
     } catch (error) {
+      if (isWriteFailure(error)) throw error; // the archive's disk, not this file: stop the run
       warn({ file, message: `${readFailure(error)}; skipped` });
       if (from) throw new ResumeFailed();
       canResume = false; // what was written of it stays in the body: read it all again next time
@@ -395,6 +398,12 @@ async function commit(
 ): Promise<Omit<CollectedSession, 'resumed'>> {
   const summary = summaryOf(streamed.header, streamed.totals, target.bodyPath, target.collectedAt);
   const bodyBytes = await writer.commit(summary, streamed.header);
-  if (streamed.resume) writeStateFile(target.resumePath, { ...streamed.resume, bodyBytes });
+  if (streamed.resume) {
+    try {
+      writeStateFile(target.resumePath, { ...streamed.resume, bodyBytes });
+    } catch {
+      // Derived data: without it the next run reads the session whole. The body is written; keep it.
+    }
+  }
   return { summary, partial: streamed.header.partial === true, written: true };
 }
