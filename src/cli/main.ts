@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { collect, type CollectReport } from '../collect/collect.ts';
 import { formatWarning } from '../util/warnings.ts';
 import os from 'node:os';
@@ -171,6 +171,35 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
       },
     );
 
+  addCalendarOptions(
+    addSourceOptions(
+      program
+        .command('mcp')
+        .description('an MCP server on stdio: lets your assistants read this history (see README, "MCP")'),
+    ),
+  )
+    .option('--share', 'answer with secrets redacted and home paths, user, host and e-mails anonymized')
+    .option('--no-collect', 'answer from the data directory as it is, without reading the sources')
+    .option('--refresh <seconds>', 'read the sources again at most this often', parseSeconds, 5)
+    .action(async (flags: SourceFlags & CalendarFlags & { share?: boolean; collect: boolean; refresh: number }) => {
+      const resolved = resolveSources(flags, io.env, io.cwd);
+      const { runMcpServer } = await import('../mcp/server.ts');
+      await runMcpServer(
+        {
+          home: resolved.home,
+          env: io.env,
+          dataDir: resolved.dataDir,
+          sourceOptions: resolved.sourceOptions,
+          timeZone: flags.tz,
+          weekStart: flags.weekStart,
+          collect: flags.collect,
+          refreshMs: flags.refresh * 1000,
+          share: flags.share === true,
+        },
+        io.stderr,
+      );
+    });
+
   program
     .command('serve')
     .description('serve a built site on localhost')
@@ -240,4 +269,10 @@ async function runCollect(resolved: ResolvedSources, io: CliIo, verbose = false)
     );
   }
   return report;
+}
+
+function parseSeconds(value: string): number {
+  const seconds = Number(value);
+  if (!Number.isFinite(seconds) || seconds < 0) throw new InvalidArgumentError(`"${value}" is not a number of seconds`);
+  return seconds;
 }
