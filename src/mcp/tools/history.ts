@@ -7,7 +7,7 @@ import { timeOf } from '../../stats/calendar.ts';
 import { formatNumber } from '../../util/format.ts';
 import { Budget } from '../budget.ts';
 import { inRange, parseRange, rangeInstants, today, type DayRange } from '../dates.ts';
-import { oneLine, span } from '../describe.ts';
+import { oneLine, span, when } from '../describe.ts';
 import { textResult, ToolInputError } from '../errors.ts';
 import type { Logbook } from '../logbook.ts';
 import { activeDays, requireProjects } from '../lookup.ts';
@@ -128,8 +128,9 @@ export function registerHistoryTools(server: McpServer, logbook: Logbook, log: (
         .filter((s) => (!range.since && !range.until) || (days.get(s.id) ?? []).some((d) => inRange(d, range)))
         .sort(byStart(args.order ?? 'newest_first'));
       const names = projects.map((p) => `${p.name} (${p.cwd})`).join(', ');
-      const when = range.since || range.until ? ` from ${range.since ?? 'the start'} to ${range.until ?? 'today'}` : '';
-      const intro = `# Conversations in ${names}${when}: ${sessions.length} sessions (times in ${tz}).`;
+      const period =
+        range.since || range.until ? ` from ${range.since ?? 'the start'} to ${range.until ?? 'today'}` : '';
+      const intro = `# Conversations in ${names}${period}: ${sessions.length} sessions (times in ${tz}).`;
       return history(logbook, sessions, range, intro, 'get_history_by_project', args);
     }, log),
   );
