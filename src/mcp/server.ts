@@ -14,6 +14,7 @@ import { registerHistoryTools } from './tools/history.ts';
 import { registerReportTools } from './tools/reports.ts';
 import { registerSearchTool } from './tools/search.ts';
 import { registerSessionTools, renderSession } from './tools/sessions.ts';
+import { toolCallsSettled } from './tool-kit.ts';
 import { sessionLine } from './describe.ts';
 
 const INSTRUCTIONS = `agent-logbook: the local history of the user's coding assistants (Claude Code, Codex CLI, Amazon Q / Kiro), \
@@ -146,8 +147,14 @@ export async function runMcpServer(options: McpServeOptions, stderr: (text: stri
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
-    process.stdin.once('end', () => void server.close());
-    process.stdin.once('close', () => void server.close());
+    // Answer what was asked before the client closed its end, then stop.
+    const finish = () =>
+      void toolCallsSettled()
+        // The protocol sends a result a few promise steps after the tool returns it.
+        .then(() => new Promise((next) => setImmediate(next)))
+        .then(() => server.close());
+    process.stdin.once('end', finish);
+    process.stdin.once('close', finish);
     process.stdout.once('error', () => void server.close());
   });
   await server.connect(transport);

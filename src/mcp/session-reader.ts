@@ -16,7 +16,7 @@ export type ThreadEvent =
   | { kind: 'message'; thread: string; index: number; message: NormalizedMessage }
   | { kind: 'patch'; thread: string; patch: MessagePatch };
 
-/** Text longer than this is cut while reading, so a window of messages stays small whatever the session. */
+/** Text longer than this (unless asked for more) is cut while reading, so a window of messages stays small whatever the session. */
 const READ_CAP = 200_000;
 
 export async function readHeader(root: string, body: string): Promise<Header | undefined> {
@@ -27,7 +27,14 @@ export async function readHeader(root: string, body: string): Promise<Header | u
  * A body's messages and patches in file order, streamed a line at a time; `index` counts the messages of
  * each thread from 0 (for the main thread, the index the site's `m<I>` anchors and `pageStarts` use).
  */
-export async function* threadEvents(root: string, body: string, header?: Header): AsyncGenerator<ThreadEvent> {
+export async function* threadEvents(
+  root: string,
+  body: string,
+  header?: Header,
+  /** Read text up to this long (never less than READ_CAP). */
+  wanted = 0,
+): AsyncGenerator<ThreadEvent> {
+  const cap = Math.max(READ_CAP, wanted);
   const head = header ?? (await readHeader(root, body));
   if (!head) return;
   const counts = new Map<string, number>();
@@ -39,10 +46,10 @@ export async function* threadEvents(root: string, body: string, header?: Header)
   if (head.version !== 2 || !head.messages) {
     // Version 1: the whole session in the header file.
     for (const message of head.session.messages ?? [])
-      yield { kind: 'message', thread: MAIN_THREAD, index: next(MAIN_THREAD), message: capped(message) };
+      yield { kind: 'message', thread: MAIN_THREAD, index: next(MAIN_THREAD), message: capped(message, cap) };
     for (const agent of head.session.subagents ?? [])
       for (const message of agent.messages)
-        yield { kind: 'message', thread: agent.agentId, index: next(agent.agentId), message: capped(message) };
+        yield { kind: 'message', thread: agent.agentId, index: next(agent.agentId), message: capped(message, cap) };
     return;
   }
   const file = path.join(root, path.dirname(body), head.messages);
@@ -50,7 +57,7 @@ export async function* threadEvents(root: string, body: string, header?: Header)
     for await (const { value } of readJsonl(file)) {
       const line = value as BodyLine;
       if ('message' in line)
-        yield { kind: 'message', thread: line.thread, index: next(line.thread), message: capped(line.message) };
+        yield { kind: 'message', thread: line.thread, index: next(line.thread), message: capped(line.message, cap) };
       else yield { kind: 'patch', thread: line.thread, patch: line.patch };
     }
   } catch (error) {
@@ -77,7 +84,7 @@ export interface ThreadWindow {
 export async function readThreadWindow(
   root: string,
   body: string,
-  options: { thread?: string; from: number; limit: number; fromPrompt?: number },
+  options: { thread?: string; from: number; limit: number; fromPrompt?: number; cap?: number },
 ): Promise<ThreadWindow | undefined> {
   const header = await readHeader(root, body);
   if (!header) return undefined;
@@ -87,7 +94,7 @@ export async function readThreadWindow(
   const messages: ThreadWindow['messages'] = [];
   const promptIndexes: number[] = [];
   let total = 0;
-  for await (const event of threadEvents(root, body, header)) {
+  for await (const event of threadEvents(root, body, header, options.cap)) {
     if (event.thread !== thread) continue;
     if (event.kind === 'patch') {
       const target = kept.get(event.patch.id);
@@ -107,10 +114,10 @@ export async function readThreadWindow(
   return { header: header.session, messages, from: Number.isFinite(from) ? from : total, total, promptIndexes };
 }
 
-function capped(message: NormalizedMessage): NormalizedMessage {
+function capped(message: NormalizedMessage, cap: number): NormalizedMessage {
   const cut = (text: string) =>
-    text.length > READ_CAP
-      ? `${text.slice(0, READ_CAP)}\n[… ${(text.length - READ_CAP).toLocaleString('en-US')} more characters in the archive]`
+    text.length > cap
+      ? `${text.slice(0, cap)}\n[… ${(text.length - cap).toLocaleString('en-US')} more characters in the archive]`
       : text;
   for (const segment of message.segments) {
     if (segment.text !== undefined) segment.text = cut(segment.text);
@@ -123,8 +130,8 @@ function capped(message: NormalizedMessage): NormalizedMessage {
   const call = message.tool_call;
   if (call) {
     // The JSON copy of a cut text would hold the whole of it again.
-    if (call.arguments !== undefined && call.arguments.length > READ_CAP) delete call.arguments_json;
-    if (call.output !== undefined && call.output.length > READ_CAP) delete call.output_json;
+    if (call.arguments !== undefined && call.arguments.length > cap) delete call.arguments_json;
+    if (call.output !== undefined && call.output.length > cap) delete call.output_json;
     if (call.arguments !== undefined) call.arguments = cut(call.arguments);
     if (call.output !== undefined) call.output = cut(call.output);
   }

@@ -60,18 +60,33 @@ export const project = z
 export const day = (what: string) =>
   z.string().optional().describe(`${what}: today, yesterday or YYYY-MM-DD (a day in the server's time zone).`);
 
+/** Tool calls under way: a client that closes its end after sending still gets its answers. */
+const inflight = new Set<Promise<unknown>>();
+
+export async function toolCallsSettled(): Promise<void> {
+  while (inflight.size > 0) await Promise.allSettled([...inflight]);
+}
+
 /** Runs a tool, turning a mistake in its input (or any failure) into an error result the model can read. */
 export function safely<A>(
   run: (args: A) => Promise<CallToolResult>,
   log: (line: string) => void,
 ): (args: A) => Promise<CallToolResult> {
   return async (args: A) => {
+    const call = (async () => {
+      try {
+        return await run(args);
+      } catch (error) {
+        if (error instanceof ToolInputError) return errorResult(error.message);
+        log(`tool failed: ${(error as Error).stack ?? String(error)}`);
+        return errorResult(`The logbook could not answer: ${(error as Error).message}`);
+      }
+    })();
+    inflight.add(call);
     try {
-      return await run(args);
-    } catch (error) {
-      if (error instanceof ToolInputError) return errorResult(error.message);
-      log(`tool failed: ${(error as Error).stack ?? String(error)}`);
-      return errorResult(`The logbook could not answer: ${(error as Error).message}`);
+      return await call;
+    } finally {
+      inflight.delete(call);
     }
   };
 }

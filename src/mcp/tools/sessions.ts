@@ -212,6 +212,7 @@ export async function renderSession(
     from: args.offset ?? 0,
     limit: args.limit ?? 100,
     fromPrompt: args.prompt,
+    cap: Math.max(args.max_output_chars ?? 0, args.max_chars ?? 0),
   });
   if (!window) throw new ToolInputError(`the archive has no transcript for ${summary.id} (its body file is missing)`);
   const agents = window.header.subagents ?? [];
