@@ -4,7 +4,7 @@ import type { SourceId } from '../model/message.ts';
 import { messageAnchor, pageOfMessage, sessionRoute } from '../model/routes.ts';
 import { isCjk } from './cjk.ts';
 import type { SearchKind } from './extract.ts';
-import { openSearchDb, SHORT_GRAM, searchIndexPath } from './store.ts';
+import { openSearchDb, rowIdFor, ROWS_PER_SECOND, SHORT_GRAM, searchIndexPath } from './store.ts';
 import { ensureSearchIndex } from './sync.ts';
 
 export interface SearchFilters {
@@ -96,7 +96,7 @@ interface Row {
 
 /**
  * Searches the archive: every term of `query` must occur in one text (a prompt, an answer, a tool's input or
- * output…), as a substring, ignoring case. Newest hits first. Builds the index first if there is none (use
+ * output…), as a substring, ignoring the case of ASCII letters. Newest hits first. Builds the index first if there is none (use
  * ensureSearchIndex to bring an existing one up to date).
  */
 export async function searchLogbook(dataDir: string, query: string, filters: SearchFilters): Promise<SearchHit[]> {
@@ -109,15 +109,25 @@ export async function searchLogbook(dataDir: string, query: string, filters: Sea
     const params: unknown[] = [];
     const trigram = terms.filter((t) => t.via === 'trigram');
     const cjk = terms.filter((t) => t.via === 'cjk');
+    // The table that finds candidates drives the query, newest row first (ids are in time order), so a
+    // common word stops after `limit` hits.
     let from: string;
+    let order: string;
     if (trigram.length > 0) {
       from = 'messages_fts f JOIN messages m ON m.id = f.rowid';
-      where.push('messages_fts MATCH ?');
-      params.push(trigram.map((t) => ftsPhrase(t.text)).join(' AND '));
+      order = 'f.rowid';
+      for (const term of trigram) {
+        where.push('f.text LIKE ?');
+        params.push(`%${term.text}%`);
+        // LIKE's own wildcards in the term match too much: the text must hold the term as typed.
+        if (/[%_]/.test(term.text)) addScan(term, where, params);
+      }
     } else if (cjk.length > 0) {
       from = 'messages_cjk c JOIN messages m ON m.id = c.rowid';
+      order = 'c.rowid';
     } else {
       from = 'messages m';
+      order = 'm.id';
     }
     if (cjk.length > 0) {
       where.push(
@@ -125,18 +135,9 @@ export async function searchLogbook(dataDir: string, query: string, filters: Sea
           ? 'm.id IN (SELECT rowid FROM messages_cjk WHERE messages_cjk MATCH ?)'
           : 'messages_cjk MATCH ?',
       );
-      params.push(cjk.map((t) => ftsPhrase(t.text)).join(' AND '));
+      params.push(cjk.map((t) => `"${t.text}"`).join(' AND '));
     }
-    for (const term of terms.filter((t) => t.via === 'scan')) {
-      // SQLite's lower() folds ASCII only: other scripts are matched as typed.
-      if (/^[\x20-\x7e]+$/.test(term.text)) {
-        where.push('instr(lower(m.text), ?) > 0');
-        params.push(term.text.toLowerCase());
-      } else {
-        where.push('instr(m.text, ?) > 0');
-        params.push(term.text);
-      }
-    }
+    for (const term of terms.filter((t) => t.via === 'scan')) addScan(term, where, params);
     if (filters.source) {
       where.push('s.source = ?');
       params.push(filters.source);
@@ -146,12 +147,16 @@ export async function searchLogbook(dataDir: string, query: string, filters: Sea
       params.push(filters.project, filters.project, filters.project.replace(/(.)\/+$/, '$1'));
     }
     if (filters.since) {
-      where.push('m.ts >= ?');
-      params.push(dayStart(filters.since, filters.timeZone, 0));
+      const since = dayStart(filters.since, filters.timeZone, 0);
+      // The id range lets the index skip what is too old; the time decides.
+      where.push(`${order} >= ?`, 'm.ts >= ?');
+      params.push(rowIdFor(since), since);
     }
     if (filters.until) {
-      where.push('m.ts < ?');
-      params.push(dayStart(filters.until, filters.timeZone, 1));
+      const until = dayStart(filters.until, filters.timeZone, 1);
+      // Ids of a crowded second spill into the next ones: a minute of slack.
+      where.push(`${order} < ?`, 'm.ts < ?');
+      params.push(rowIdFor(until) + 60 * ROWS_PER_SECOND, until);
     }
     if (filters.kinds && filters.kinds.length > 0) {
       where.push(`m.kind IN (${filters.kinds.map(() => '?').join(', ')})`);
@@ -160,7 +165,7 @@ export async function searchLogbook(dataDir: string, query: string, filters: Sea
     const sql =
       'SELECT m.ts, m.kind, m.message_index, m.text, s.key, s.source, s.session_id, s.project, s.project_name, ' +
       `s.cwd, s.title, s.page_starts FROM ${from} JOIN sessions s ON s.id = m.session ` +
-      `WHERE ${where.length ? where.join(' AND ') : '1'} ORDER BY m.ts DESC, m.id DESC LIMIT ? OFFSET ?`;
+      `WHERE ${where.length ? where.join(' AND ') : '1'} ORDER BY ${order} DESC LIMIT ? OFFSET ?`;
     params.push(Math.max(0, filters.limit ?? 20), Math.max(0, filters.offset ?? 0));
     const rows = db.prepare(sql).all(...params) as Row[];
     return rows.map((row) => toHit(row, terms));
@@ -169,8 +174,16 @@ export async function searchLogbook(dataDir: string, query: string, filters: Sea
   }
 }
 
-function ftsPhrase(text: string): string {
-  return `"${text.replace(/"/g, '""')}"`;
+/** A term checked against each candidate's text: ASCII in any case (SQLite's lower() folds ASCII only),
+ * anything else as typed. */
+function addScan(term: QueryTerm, where: string[], params: unknown[]): void {
+  if (/^[\x20-\x7e]+$/.test(term.text)) {
+    where.push('instr(lower(m.text), ?) > 0');
+    params.push(term.text.toLowerCase());
+  } else {
+    where.push('instr(m.text, ?) > 0');
+    params.push(term.text);
+  }
 }
 
 /** The UTC instant a day (plus `add` days) starts in a zone, as stored timestamps are written. */

@@ -8,7 +8,7 @@ import type { Session, SessionSummary } from '../model/session.ts';
 import { readJsonFile } from '../util/fs.ts';
 import { cjkGrams, hasCjk } from './cjk.ts';
 import { searchableTexts } from './extract.ts';
-import { openSearchDb, SHORT_GRAM } from './store.ts';
+import { openSearchDb, rowIdFor, ROWS_PER_SECOND, SHORT_GRAM } from './store.ts';
 
 export interface SearchIndexUpdate {
   /** Sessions read into the index in this call (new or changed). */
@@ -108,7 +108,7 @@ class IndexWriter {
         'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     );
     this.insertMessage = db.prepare(
-      'INSERT INTO messages (session, ts, kind, thread, message_index, text) VALUES (?, ?, ?, ?, ?, ?)',
+      'INSERT OR IGNORE INTO messages (id, session, ts, kind, thread, message_index, text) VALUES (?, ?, ?, ?, ?, ?, ?)',
     );
     this.insertFts = db.prepare('INSERT INTO messages_fts (rowid, text) VALUES (?, ?)');
     this.insertCjk = db.prepare('INSERT INTO messages_cjk (rowid, grams) VALUES (?, ?)');
@@ -128,8 +128,16 @@ class IndexWriter {
     this.deleteSession.run(id);
   }
 
+  /** The last row id taken, so rows of one second follow each other without probing. */
+  private lastId = 0;
+
   private addText(session: number, ts: string, kind: string, thread: string, index: number | null, text: string) {
-    const rowid = this.insertMessage.run(session, ts, kind, thread, index, text).lastInsertRowid;
+    let rowid = rowIdFor(ts);
+    const sameSecond = Math.floor(rowid / ROWS_PER_SECOND) === Math.floor(this.lastId / ROWS_PER_SECOND);
+    if (sameSecond && rowid <= this.lastId) rowid = this.lastId + 1;
+    // Another session's row may hold the id: take the next free one (a few ids at most, in practice).
+    while (this.insertMessage.run(rowid, session, ts, kind, thread, index, text).changes === 0) rowid += 1;
+    this.lastId = rowid;
     this.insertFts.run(rowid, text);
     if (hasCjk(text)) this.insertCjk.run(rowid, cjkGrams(text, SHORT_GRAM).join(' '));
   }

@@ -59,6 +59,10 @@ describe('search (CLI, SQLite FTS5)', () => {
     const title = await json('Fix login redirect');
     expect(title.find((h) => h.kind === 'session')).toMatchObject({ key: `claude-code/${SESSION.A}`, anchor: '' });
     expect(title.find((h) => h.kind === 'session')!.route).toBe(`sessions/claude-code/${SESSION.A}/`);
+    // LIKE's wildcards in a query are plain characters: `n_xt` does not find `next`.
+    expect((await json('next')).length).toBeGreaterThan(0);
+    expect(await json('n_xt')).toEqual([]);
+    expect(await json('ne%t')).toEqual([]);
     // Short non-CJK words (under three characters) are matched by scanning.
     const short = await json('ls', '--limit', '5');
     expect(short.length).toBe(5);
