@@ -237,20 +237,29 @@ describe('agent-logbook mcp over stdio', () => {
     expect((day.structuredContent as { stats: { sessions: { total: number } } }).stats.sessions.total).toBe(2);
   });
 
-  it('search: prompts, answers and (by default) tool output, with where to read on', async () => {
+  it('search: the index of `agent-logbook search`, tool output included, with where to read on', async () => {
     const r = await mcp.call('search', { query: 'sliding window' });
-    expect(r.text).toMatch(new RegExp(`- ${B} \\[\\d+\\] 2026-03-02 23:5\\d webapp · user: Use a sliding window`));
-    expect(r.text).toContain('get_session with the session and offset');
+    expect(r.text).toMatch(
+      new RegExp(
+        `- ${B} \\[11\\] 2026-03-02 23:54 webapp · "Add rate limiting to login endpoint" · prompt: Use a «sliding» «window»`,
+      ),
+    );
+    expect(r.text).toContain('get_session with its session and offset');
     const output = await mcp.call('search', { query: 'redirects to /dashboard after login' });
     expect(output.text).toContain(`${A} [`);
-    expect(output.text).toContain('tool result Bash');
+    expect(output.text).toContain('tool-output: Exit code 1');
     const noTools = await mcp.call('search', {
       query: 'redirects to /dashboard after login',
       include_tool_calls: false,
     });
-    expect(noTools.text).toMatch(/^No messages contain/);
-    const japanese = await mcp.call('search', { query: 'アジェンダ' });
-    expect(japanese.text).toContain(`claude-code/${SESSION.C}`);
+    expect(noTools.text).toMatch(/^No match for/);
+    const japanese = await mcp.call('search', { query: 'アジェンダ', project: '日本語' });
+    expect(japanese.text).toContain(`claude-code/${SESSION.C} [0]`);
+    const first = await mcp.call('search', { query: 'login', limit: 2 });
+    const cursor = (first.structuredContent as { next_cursor?: string }).next_cursor;
+    expect(cursor).toBe('2');
+    const second = await mcp.call('search', { query: 'login', limit: 2, cursor });
+    expect(second.text).toMatch(/^Hits 3–4 for "login"/);
   });
 
   it('bad input is an error result with a helpful message, and the server keeps answering', async () => {
