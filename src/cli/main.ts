@@ -1,16 +1,19 @@
 import path from 'node:path';
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { collect, type CollectReport } from '../collect/collect.ts';
 import { formatWarning } from '../util/warnings.ts';
 import { describeError } from '../util/errors.ts';
 import { idToPathSegment, splitSessionKey } from '../model/ids.ts';
+import { SOURCE_IDS } from '../model/message.ts';
 import os from 'node:os';
 import { buildSite } from './build-site.ts';
 import {
   addCalendarOptions,
   addSourceOptions,
   parseDay,
+  parseTimeZone,
   parseWeek,
+  systemTimeZone,
   UsageError,
   type CalendarFlags,
   displayPath,
@@ -71,6 +74,8 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
     .action(async (flags: SourceFlags & { verbose?: boolean }) => {
       const resolved = resolveSources(flags, io.env, io.cwd);
       await runCollect(resolved, io, flags.verbose);
+      const { updateSearchIndexAfterCollect } = await import('../search/cli.ts');
+      await updateSearchIndexAfterCollect(resolved.dataDir, io.stderr);
     });
 
   addCalendarOptions(addSourceOptions(program.command('build').description('collect, then build the static site')))
@@ -174,6 +179,84 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
       },
     );
 
+  addCalendarOptions(
+    addSourceOptions(
+      program
+        .command('mcp')
+        .description('an MCP server on stdio: lets your assistants read this history (see README, "MCP")'),
+    ),
+  )
+    .option('--share', 'answer with secrets redacted and home paths, user, host and e-mails anonymized')
+    .option('--no-collect', 'answer from the data directory as it is, without reading the sources')
+    .option('--refresh <seconds>', 'read the sources again at most this often', parseSeconds, 5)
+    .action(async (flags: SourceFlags & CalendarFlags & { share?: boolean; collect: boolean; refresh: number }) => {
+      const resolved = resolveSources(flags, io.env, io.cwd);
+      const { runMcpServer } = await import('../mcp/server.ts');
+      await runMcpServer(
+        {
+          home: resolved.home,
+          env: io.env,
+          dataDir: resolved.dataDir,
+          sourceOptions: resolved.sourceOptions,
+          timeZone: flags.tz,
+          weekStart: flags.weekStart,
+          collect: flags.collect,
+          refreshMs: flags.refresh * 1000,
+          share: flags.share === true,
+        },
+        io.stderr,
+      );
+    });
+
+  addSourceOptions(
+    program
+      .command('search')
+      .argument(
+        '<query...>',
+        'words or "quoted phrases"; every one must occur in a message (any case, any part of a word)',
+      )
+      .description('search prompts, answers, thinking and tool input/output in the data directory, after collecting'),
+  )
+    .option('--source <source>', `only this source (${SOURCE_IDS.join(', ')})`)
+    .option('--project <project>', 'only this project: its name, directory or slug')
+    .option('--since <day>', 'only from this day on (YYYY-MM-DD, in --tz)', parseDay)
+    .option('--until <day>', 'only up to this day (YYYY-MM-DD, in --tz)', parseDay)
+    .option('--limit <n>', 'at most this many hits', parsePositive, 20)
+    .option('--json', 'print the hits as a JSON array')
+    .addOption(
+      new Option('--tz <zone>', 'time zone for days and times (IANA name)')
+        .default(systemTimeZone(), 'the system zone')
+        .argParser(parseTimeZone),
+    )
+    .option('--no-collect', 'search the data directory as it is, without reading the sources')
+    .action(
+      async (
+        words: string[],
+        flags: SourceFlags & {
+          source?: string;
+          project?: string;
+          since?: string;
+          until?: string;
+          limit: number;
+          json?: boolean;
+          tz: string;
+          collect: boolean;
+        },
+      ) => {
+        if (flags.source && !(SOURCE_IDS as readonly string[]).includes(flags.source))
+          throw new UsageError(`unknown source "${flags.source}" (one of ${SOURCE_IDS.join(', ')})`);
+        const query = words.join(' ');
+        if (!query.trim()) throw new UsageError('search needs a word to look for');
+        const resolved = resolveSources(flags, io.env, io.cwd);
+        if (flags.collect) await runCollect(resolved, io, false);
+        const { runSearch } = await import('../search/cli.ts');
+        await runSearch(
+          { ...flags, query, json: flags.json === true, dataDir: resolved.dataDir, timeZone: flags.tz },
+          io,
+        );
+      },
+    );
+
   program
     .command('serve')
     .description('serve a built site on localhost')
@@ -202,6 +285,12 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
     return 1;
   }
   return exitCode === -1 ? 0 : exitCode;
+}
+
+function parsePositive(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`"${value}" is not a positive whole number`);
+  return n;
 }
 
 function relativeIfInside(base: string, p: string): string {
@@ -245,4 +334,10 @@ async function runCollect(resolved: ResolvedSources, io: CliIo, verbose = false)
     );
   }
   return report;
+}
+
+function parseSeconds(value: string): number {
+  const seconds = Number(value);
+  if (!Number.isFinite(seconds) || seconds < 0) throw new InvalidArgumentError(`"${value}" is not a number of seconds`);
+  return seconds;
 }

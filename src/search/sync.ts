@@ -1,0 +1,185 @@
+import { existsSync, statSync } from 'node:fs';
+import path from 'node:path';
+import type Database from 'better-sqlite3';
+import { bodyMessages, DataDir, type IndexEntry } from '../collect/data-dir.ts';
+import { MAIN_THREAD } from '../model/body.ts';
+import { projectName } from '../model/project.ts';
+import type { Session, SessionSummary } from '../model/session.ts';
+import { readJsonFile } from '../util/fs.ts';
+import { cjkGrams, hasCjk } from './cjk.ts';
+import { searchableTexts } from './extract.ts';
+import { openSearchDb, rowIdFor, ROWS_PER_SECOND, SHORT_GRAM } from './store.ts';
+
+export interface SearchIndexUpdate {
+  /** Sessions read into the index in this call (new or changed). */
+  indexed: number;
+  /** Sessions dropped from the index (gone from the archive). */
+  removed: number;
+  /** Sessions in the index now. */
+  sessions: number;
+}
+
+export interface EnsureOptions {
+  /** Called before sessions are read, with how many (only when there are some). */
+  onStart?: (sessions: number) => void;
+}
+
+/** A one-line error when `dataDir` is not a data directory yet. */
+export function assertDataDir(dataDir: string): void {
+  if (!existsSync(path.join(dataDir, 'format.json'))) {
+    throw new Error(`${dataDir} is not an agent-logbook data directory yet; run agent-logbook collect first`);
+  }
+}
+
+/**
+ * Brings the search index of a data directory up to date and returns what it did: sessions whose body header
+ * changed since they were indexed (collect rewrites the header of every session it writes) are read again,
+ * sessions gone from the archive are dropped, the rest is not touched. So whoever wrote the archive, and
+ * whenever, a search sees it as it is; after a collect that changed nothing this is one stat per session.
+ * The index is created on first use, and rebuilt when it is of an older schema.
+ */
+export async function ensureSearchIndex(dataDir: string, options: EnsureOptions = {}): Promise<SearchIndexUpdate> {
+  assertDataDir(dataDir);
+  const entries = await new DataDir(dataDir).readIndexEntries();
+  const db = openSearchDb(dataDir);
+  try {
+    const indexed = new Map(
+      (db.prepare('SELECT id, key, stamp FROM sessions').all() as { id: number; key: string; stamp: string }[]).map(
+        (r) => [r.key, r],
+      ),
+    );
+    const stale: { entry: IndexEntry; stamp: string }[] = [];
+    const present = new Set<string>();
+    for (const entry of entries) {
+      const stamp = headerStamp(dataDir, entry.body);
+      if (!stamp) continue;
+      present.add(entry.id);
+      if (indexed.get(entry.id)?.stamp !== stamp) stale.push({ entry, stamp });
+    }
+    const writer = new IndexWriter(db);
+    let removed = 0;
+    db.exec('BEGIN');
+    for (const [key, row] of indexed) {
+      if (present.has(key)) continue;
+      writer.removeSession(row.id);
+      removed += 1;
+    }
+    db.exec('COMMIT');
+    if (stale.length > 0) options.onStart?.(stale.length);
+    for (const { entry, stamp } of stale) {
+      db.exec('BEGIN');
+      try {
+        const old = indexed.get(entry.id);
+        if (old) writer.removeSession(old.id);
+        await writer.addSession(dataDir, entry, stamp);
+        db.exec('COMMIT');
+      } catch (error) {
+        db.exec('ROLLBACK');
+        throw error;
+      }
+    }
+    const sessions = (db.prepare('SELECT count(*) AS n FROM sessions').get() as { n: number }).n;
+    return { indexed: stale.length, removed, sessions };
+  } finally {
+    db.close();
+  }
+}
+
+/** The body header's size, mtime and inode: a header written again (new inode) means the session changed. */
+function headerStamp(dataDir: string, body: string): string | undefined {
+  const stat = statSync(path.join(dataDir, body), { throwIfNoEntry: false });
+  return stat && `${stat.size}:${stat.mtimeMs}:${stat.ino}`;
+}
+
+class IndexWriter {
+  private readonly insertSession: Database.Statement;
+  private readonly insertMessage: Database.Statement;
+  private readonly insertFts: Database.Statement;
+  private readonly insertCjk: Database.Statement;
+  private readonly setThreadIndex: Database.Statement;
+  private readonly deleteFts: Database.Statement;
+  private readonly deleteCjk: Database.Statement;
+  private readonly deleteMessages: Database.Statement;
+  private readonly deleteSession: Database.Statement;
+
+  constructor(db: Database.Database) {
+    this.insertSession = db.prepare(
+      'INSERT INTO sessions (key, source, session_id, project, project_name, cwd, title, started_at, page_starts, stamp) ' +
+        'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    );
+    this.insertMessage = db.prepare(
+      'INSERT OR IGNORE INTO messages (id, session, ts, kind, thread, message_index, text) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    );
+    this.insertFts = db.prepare('INSERT INTO messages_fts (rowid, text) VALUES (?, ?)');
+    this.insertCjk = db.prepare('INSERT INTO messages_cjk (rowid, grams) VALUES (?, ?)');
+    this.setThreadIndex = db.prepare('UPDATE messages SET message_index = ? WHERE session = ? AND thread = ?');
+    this.deleteFts = db.prepare(
+      "INSERT INTO messages_fts (messages_fts, rowid, text) SELECT 'delete', id, text FROM messages WHERE session = ?",
+    );
+    this.deleteCjk = db.prepare('DELETE FROM messages_cjk WHERE rowid IN (SELECT id FROM messages WHERE session = ?)');
+    this.deleteMessages = db.prepare('DELETE FROM messages WHERE session = ?');
+    this.deleteSession = db.prepare('DELETE FROM sessions WHERE id = ?');
+  }
+
+  removeSession(id: number): void {
+    this.deleteFts.run(id);
+    this.deleteCjk.run(id);
+    this.deleteMessages.run(id);
+    this.deleteSession.run(id);
+  }
+
+  /** The last row id taken, so rows of one second follow each other without probing. */
+  private lastId = 0;
+
+  private addText(session: number, ts: string, kind: string, thread: string, index: number | null, text: string) {
+    let rowid = rowIdFor(ts);
+    const sameSecond = Math.floor(rowid / ROWS_PER_SECOND) === Math.floor(this.lastId / ROWS_PER_SECOND);
+    if (sameSecond && rowid <= this.lastId) rowid = this.lastId + 1;
+    // Another session's row may hold the id: take the next free one (a few ids at most, in practice).
+    while (this.insertMessage.run(rowid, session, ts, kind, thread, index, text).changes === 0) rowid += 1;
+    this.lastId = rowid;
+    this.insertFts.run(rowid, text);
+    if (hasCjk(text)) this.insertCjk.run(rowid, cjkGrams(text, SHORT_GRAM).join(' '));
+  }
+
+  /** Reads one session's messages (streamed: a session of any size) into the index. */
+  async addSession(dataDir: string, entry: IndexEntry, stamp: string): Promise<void> {
+    const header = await readJsonFile<{ summary: SessionSummary; session: Session }>(path.join(dataDir, entry.body));
+    if (!header?.summary || !header.session) return;
+    const { summary, session } = header;
+    const id = Number(
+      this.insertSession.run(
+        summary.id,
+        summary.source,
+        summary.sessionId,
+        summary.project,
+        projectName(summary.cwd),
+        summary.cwd,
+        summary.title,
+        summary.startedAt,
+        summary.pageStarts ? JSON.stringify(summary.pageStarts) : null,
+        stamp,
+      ).lastInsertRowid,
+    );
+    // A session without a title of its own is titled with its first prompt, which has its own row.
+    const first = summary.prompts?.[0]?.text.replace(/…$/, '') ?? '';
+    const ownTitle = first && summary.title.startsWith(first.slice(0, 40)) ? '' : summary.title;
+    const about = [ownTitle, projectName(summary.cwd), summary.cwd].filter(Boolean).join('\n');
+    this.addText(id, summary.startedAt, 'session', MAIN_THREAD, null, about);
+    /** Main-thread index of each tool call, to anchor a subagent's messages at the call that started it. */
+    const callIndex = new Map<string, number>();
+    let index = 0;
+    for await (const { thread, message } of bodyMessages(dataDir, entry.body)) {
+      const main = thread === MAIN_THREAD;
+      const at = main ? index++ : null;
+      if (main && message.tool_call && message.source_type !== 'tool_result')
+        callIndex.set(message.tool_call.call_id, at!);
+      for (const { kind, text } of searchableTexts(message))
+        this.addText(id, message.timestamp || summary.startedAt, kind, thread, at, text);
+    }
+    for (const agent of session.subagents ?? []) {
+      const at = agent.parentCallId === undefined ? undefined : callIndex.get(agent.parentCallId);
+      if (at !== undefined) this.setThreadIndex.run(at, id, agent.agentId);
+    }
+  }
+}
