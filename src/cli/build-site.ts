@@ -23,6 +23,8 @@ export interface BuildSiteOptions {
   weekStart?: 'monday' | 'sunday';
   since?: string;
   until?: string;
+  /** Where the site will be published (`https://host/path/` or `/path/`): Astro's `site` and `base`. */
+  siteUrl?: string;
   /** A share build: everything redacted and anonymized. */
   share?: ShareSettings;
   /** Astro's own progress log (each step and page timed) and the render pass's timing, on stderr. */
@@ -47,6 +49,7 @@ export async function buildSite(options: BuildSiteOptions): Promise<{ pages: num
   process.env.AGENT_LOGBOOK_SINCE = options.since ?? '';
   process.env.AGENT_LOGBOOK_UNTIL = options.until ?? '';
   process.env.AGENT_LOGBOOK_SHARE = options.share ? JSON.stringify(options.share) : '';
+  process.env.AGENT_LOGBOOK_SITE_URL = options.siteUrl ?? '';
   process.env.ASTRO_TELEMETRY_DISABLED = '1';
   process.env.NODE_ENV = 'production';
   const { build } = await import('astro');
@@ -63,10 +66,19 @@ export async function buildSite(options: BuildSiteOptions): Promise<{ pages: num
       // A share build keeps its own store: the personal build's store holds unredacted summaries.
       cacheDir: path.join(options.dataDir, 'cache', options.share ? 'astro-share' : 'astro'),
       logLevel: options.verbose ? 'info' : 'error',
+      ...siteAndBase(options.siteUrl),
     }).finally(() => process.chdir(cwd));
   });
   await removeAstroLeftovers(options.outDir);
   return { pages: await countPages(options.outDir), sanitized };
+}
+
+/** `https://host/path/` → site `https://host`, base `/path/`; `/path/` → base only; none → served from `/`. */
+export function siteAndBase(siteUrl: string | undefined): { site?: string; base: string } {
+  if (!siteUrl) return { base: '/' };
+  if (siteUrl.startsWith('/')) return { base: siteUrl };
+  const url = new URL(siteUrl);
+  return { site: url.origin, base: url.pathname };
 }
 
 /**

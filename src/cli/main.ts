@@ -7,23 +7,25 @@ import { idToPathSegment, splitSessionKey } from '../model/ids.ts';
 import { SOURCE_IDS } from '../model/message.ts';
 import os from 'node:os';
 import { buildSite } from './build-site.ts';
+import { readFileSync } from 'node:fs';
+import { isDayWord, isMonthWord, isWeekWord } from '../report/period.ts';
 import {
   addCalendarOptions,
   addSourceOptions,
   parseDay,
   parseTimeZone,
-  parseWeek,
-  systemTimeZone,
   UsageError,
   type CalendarFlags,
   displayPath,
-  resolveSources,
+  rememberSettings,
+  resolveSettings,
   type ResolvedSources,
   type SourceFlags,
 } from './options.ts';
+import { PACKAGE_ROOT } from './build-site.ts';
 
 interface BuildFlags {
-  out: string;
+  out?: string;
   since?: string;
   until?: string;
   share?: boolean;
@@ -57,38 +59,90 @@ const defaultIo = (): CliIo => ({
 
 const MAX_WARNINGS_SHOWN = 20;
 
+const EXIT_CODES = `
+Exit codes:
+  0  done (warnings about bad lines in a source do not change this)
+  1  failed (the message says what and where)
+  2  bad arguments or settings (see --help)
+
+Settings: flags win; then --config FILE or agent-logbook.config.json in the data directory; then what the
+data directory remembers from the last build (time zone, week start, site URL, source folders); then defaults.
+Set NO_COLOR to keep colour out of any output.`;
+
+function packageVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(`${PACKAGE_ROOT}package.json`, 'utf8')) as { version: string }).version;
+  } catch {
+    return 'unknown';
+  }
+}
+
+const wordParser = (check: (v: string) => boolean, what: string) => (value: string) => {
+  if (!check(value)) throw new InvalidArgumentError(`"${value}" is not ${what}`);
+  return value;
+};
+const dayWord = wordParser(isDayWord, 'a day (today, yesterday or YYYY-MM-DD)');
+const weekWord = wordParser(isWeekWord, 'a week (this, last or YYYY-Www, e.g. 2026-W10)');
+const monthWord = wordParser(isMonthWord, 'a month (this, last or YYYY-MM)');
+const plainDay = wordParser((v) => isDayWord(v) && !['today', 'yesterday'].includes(v), 'a day (YYYY-MM-DD)');
+
+/** Commander's messages as one line: `error: unknown option '--x'\n(Did you mean --y?)` → one line. */
+function oneLine(text: string): string {
+  return text
+    .replace(/^error:\s*/i, '')
+    .replace(/\s*\n\s*/g, ' ')
+    .replace(/\(Did you mean/g, '(did you mean')
+    .trim();
+}
+
 /** Runs the CLI; returns the exit code (0 ok, 1 failure, 2 bad arguments). */
 export async function main(argv: string[], io: CliIo = defaultIo()): Promise<number> {
   let exitCode = 0;
+  let usageShown = false;
   const program = new Command()
     .name('agent-logbook')
     .description('Collect the local histories of AI coding assistants and build a static site from them.')
+    .version(packageVersion(), '-V, --version', 'print the version')
     .exitOverride()
-    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
-    .showHelpAfterError();
+    .configureOutput({
+      writeOut: io.stdout,
+      writeErr: io.stderr,
+      getOutHasColors: () => false,
+      getErrHasColors: () => false,
+      // One short line and where to look, never the whole help (the command is named so --help is exact).
+      outputError: (text) => {
+        usageShown = true;
+        const command = commandPath(argv, program);
+        io.stderr(`agent-logbook: ${oneLine(text)}; see: agent-logbook ${command}--help\n`);
+      },
+    })
+    .showSuggestionAfterError(true)
+    .addHelpText('after', EXIT_CODES);
+  if (io.env.NO_COLOR !== undefined && io.env.NO_COLOR !== '') process.env.NO_COLOR = io.env.NO_COLOR;
 
   addSourceOptions(
     program.command('collect').description('read every source (read-only) and update the data directory'),
   )
     .option('-v, --verbose', 'list every warning')
     .action(async (flags: SourceFlags & { verbose?: boolean }) => {
-      const resolved = resolveSources(flags, io.env, io.cwd);
-      await runCollect(resolved, io, flags.verbose);
+      const settings = resolveSettings(flags, io);
+      await runCollect(settings, io, flags.verbose);
+      await rememberSettings(settings);
       const { updateSearchIndexAfterCollect } = await import('../search/cli.ts');
-      await updateSearchIndexAfterCollect(resolved.dataDir, io.stderr);
+      await updateSearchIndexAfterCollect(settings.dataDir, io.stderr);
     });
 
   addCalendarOptions(addSourceOptions(program.command('build').description('collect, then build the static site')))
-    .option('--out <dir>', 'where to write the site', 'dist')
-    .option('--since <day>', 'build only days from this one on (YYYY-MM-DD)', parseDay)
-    .option('--until <day>', 'build only days up to this one (YYYY-MM-DD)', parseDay)
+    .option('--out <dir>', 'where to write the site (default: remembered, else dist)')
+    .option('--since <day>', 'build only days from this one on (YYYY-MM-DD)', plainDay)
+    .option('--until <day>', 'build only days up to this one (YYYY-MM-DD)', plainDay)
     .option('--share', 'a site to hand to others: secrets redacted, home paths, user, host and e-mails anonymized')
     .option('--sessions <ids>', 'with --share: only these sessions (comma-separated <source>/<id> or ids)')
     .option('--omit <parts>', 'with --share: leave out thinking, tool-output and/or tool-input (comma-separated)')
     .option('-v, --verbose', 'list every warning, and time each step of the site build')
     .action(async (flags: SourceFlags & CalendarFlags & BuildFlags) => {
       if ((flags.sessions || flags.omit) && !flags.share) throw new UsageError('--sessions and --omit go with --share');
-      const resolved = resolveSources(flags, io.env, io.cwd);
+      const resolved = resolveSettings(flags, io);
       // Sharing loads the sanitizer (jsdom): only when asked for, so a plain build starts fast.
       const sharing = flags.share ? await import('./share.ts') : undefined;
       const omit = sharing?.parseOmit(flags.omit) ?? [];
@@ -96,21 +150,27 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
       const share = sharing
         ? await sharing.shareSettingsFor(resolved.dataDir, os.homedir(), { sessions: splitList(flags.sessions), omit })
         : undefined;
-      const outDir = path.resolve(io.cwd, flags.out);
+      // A share build goes where it is told, never to the remembered personal site.
+      const outDir = flags.share
+        ? path.resolve(io.cwd, flags.out ?? 'dist')
+        : (resolved.out ?? path.resolve(io.cwd, 'dist'));
       const started = Date.now();
       const result = await buildSite({
         dataDir: resolved.dataDir,
         outDir,
-        timeZone: flags.tz,
-        weekStart: flags.weekStart,
+        timeZone: resolved.timeZone,
+        weekStart: resolved.weekStart,
+        siteUrl: resolved.siteUrl,
         since: flags.since,
         until: flags.until,
         share,
         verbose: flags.verbose,
       });
+      if (!flags.share) await rememberSettings({ ...resolved, out: outDir }, { calendar: true, out: true });
       const seconds = ((Date.now() - started) / 1000).toFixed(1);
+      const base = resolved.siteUrl ? `, links under ${resolved.siteUrl}` : '';
       io.stderr(
-        `Site: ${result.pages} pages in ${relativeIfInside(io.cwd, outDir)}/ (${seconds}s, days in ${flags.tz}).\n` +
+        `Site: ${result.pages} pages in ${relativeIfInside(io.cwd, outDir)}/ (${seconds}s, days in ${resolved.timeZone}${base}).\n` +
           `Open it with: npx agent-logbook serve --out ${relativeIfInside(io.cwd, outDir)}\n`,
       );
     });
@@ -130,7 +190,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
       async (key: string, flags: SourceFlags & CalendarFlags & { out?: string; omit?: string; collect: boolean }) => {
         const { parseOmit, shareSettingsFor, shareToFile } = await import('./share.ts');
         const omit = parseOmit(flags.omit);
-        const resolved = resolveSources(flags, io.env, io.cwd);
+        const resolved = resolveSettings(flags, io);
         if (flags.collect) await runCollect(resolved, io, false);
         const settings = await shareSettingsFor(resolved.dataDir, os.homedir(), {
           sessions: [key],
@@ -144,7 +204,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
           dataDir: resolved.dataDir,
           key: chosen,
           outFile,
-          timeZone: flags.tz,
+          timeZone: resolved.timeZone,
           settings,
         });
         io.stderr(
@@ -158,24 +218,52 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
     addSourceOptions(
       program
         .command('report')
-        .description('print a day or week report (Markdown or JSON) to stdout, after collecting'),
+        .description('print a day, week, month or range report (Markdown or JSON) to stdout, after collecting'),
     ),
   )
-    .option('--day <day>', 'the day (YYYY-MM-DD, in --tz)', parseDay)
-    .option('--week <week>', 'the week (YYYY-Www)', parseWeek)
+    .option('--day <day>', 'the day: today, yesterday or YYYY-MM-DD (in the time zone)', dayWord)
+    .option('--week <week>', 'the week: this, last or YYYY-Www', weekWord)
+    .option('--month <month>', 'the month: this, last or YYYY-MM', monthWord)
+    .option('--since <day>', 'from this day on (today, yesterday or YYYY-MM-DD)', dayWord)
+    .option('--until <day>', 'up to this day, with --since (default: today)', dayWord)
     .addOption(new Option('--format <format>', 'output format').choices(['md', 'json']).default('md'))
-    .option('--site-url <url>', 'make links in the report point to the site published at this URL')
     .option('--no-collect', 'report from the data directory as it is, without reading the sources')
     .action(
       async (
         flags: SourceFlags &
-          CalendarFlags & { day?: string; week?: string; format: 'md' | 'json'; siteUrl?: string; collect: boolean },
+          CalendarFlags & {
+            day?: string;
+            week?: string;
+            month?: string;
+            since?: string;
+            until?: string;
+            format: 'md' | 'json';
+            collect: boolean;
+          },
       ) => {
-        if (!flags.day === !flags.week) throw new UsageError('report needs exactly one of --day or --week');
-        const resolved = resolveSources(flags, io.env, io.cwd);
-        if (flags.collect) await runCollect(resolved, io, false);
+        const chosen = [flags.day, flags.week, flags.month, flags.since ?? flags.until].filter(Boolean).length;
+        if (chosen !== 1) {
+          throw new UsageError('report needs one of --day, --week, --month or --since [--until]');
+        }
+        if (flags.until && !flags.since) throw new UsageError('--until goes with --since');
+        const settings = resolveSettings(flags, io);
+        if (flags.collect) await runCollect(settings, io, false);
         const { printReport } = await import('./report.ts');
-        io.stdout(await printReport({ ...flags, dataDir: resolved.dataDir, timeZone: flags.tz }));
+        const { resolvePeriod } = await import('../report/period.ts');
+        const period = resolvePeriod(flags, new Date(), settings.timeZone, settings.weekStart);
+        if (period.kind === 'range' && period.first > period.last) {
+          throw new UsageError(`--since ${period.first} is after --until ${period.last}`);
+        }
+        io.stdout(
+          await printReport({
+            dataDir: settings.dataDir,
+            timeZone: settings.timeZone,
+            weekStart: settings.weekStart,
+            siteUrl: settings.siteUrl,
+            format: flags.format,
+            period,
+          }),
+        );
       },
     );
 
@@ -190,7 +278,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
     .option('--no-collect', 'answer from the data directory as it is, without reading the sources')
     .option('--refresh <seconds>', 'read the sources again at most this often', parseSeconds, 5)
     .action(async (flags: SourceFlags & CalendarFlags & { share?: boolean; collect: boolean; refresh: number }) => {
-      const resolved = resolveSources(flags, io.env, io.cwd);
+      const resolved = resolveSettings(flags, io);
       const { runMcpServer } = await import('../mcp/server.ts');
       await runMcpServer(
         {
@@ -198,8 +286,8 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
           env: io.env,
           dataDir: resolved.dataDir,
           sourceOptions: resolved.sourceOptions,
-          timeZone: flags.tz,
-          weekStart: flags.weekStart,
+          timeZone: resolved.timeZone,
+          weekStart: resolved.weekStart,
           collect: flags.collect,
           refreshMs: flags.refresh * 1000,
           share: flags.share === true,
@@ -224,9 +312,9 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
     .option('--limit <n>', 'at most this many hits', parsePositive, 20)
     .option('--json', 'print the hits as a JSON array')
     .addOption(
-      new Option('--tz <zone>', 'time zone for days and times (IANA name)')
-        .default(systemTimeZone(), 'the system zone')
-        .argParser(parseTimeZone),
+      new Option('--tz <zone>', 'time zone for days and times (default: remembered, else the system zone)').argParser(
+        parseTimeZone,
+      ),
     )
     .option('--no-collect', 'search the data directory as it is, without reading the sources')
     .action(
@@ -239,7 +327,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
           until?: string;
           limit: number;
           json?: boolean;
-          tz: string;
+          tz?: string;
           collect: boolean;
         },
       ) => {
@@ -247,11 +335,11 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
           throw new UsageError(`unknown source "${flags.source}" (one of ${SOURCE_IDS.join(', ')})`);
         const query = words.join(' ');
         if (!query.trim()) throw new UsageError('search needs a word to look for');
-        const resolved = resolveSources(flags, io.env, io.cwd);
+        const resolved = resolveSettings(flags, io);
         if (flags.collect) await runCollect(resolved, io, false);
         const { runSearch } = await import('../search/cli.ts');
         await runSearch(
-          { ...flags, query, json: flags.json === true, dataDir: resolved.dataDir, timeZone: flags.tz },
+          { ...flags, query, json: flags.json === true, dataDir: resolved.dataDir, timeZone: resolved.timeZone },
           io,
         );
       },
@@ -260,28 +348,36 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
   program
     .command('serve')
     .description('serve a built site on localhost')
-    .option('--out <dir>', 'the built site', 'dist')
-    .option('--port <n>', 'port', (v) => Number.parseInt(v, 10), 4321)
-    .action(async (flags: { out: string; port: number }) => {
+    .option('--out <dir>', 'the built site (default: where the last build wrote it, else dist)')
+    .option('--data <dir>', 'the data directory whose last build to serve (default: as for build)')
+    .option('--home <dir>', 'home directory, for the default data directory')
+    .option('--config <file>', 'settings file')
+    .option('--port <n>', 'port', parsePort, 4321)
+    .action(async (flags: SourceFlags & { out?: string; port: number }) => {
+      const settings = resolveSettings(flags, io);
       const { serveSite } = await import('./serve.ts');
-      await serveSite(path.resolve(io.cwd, flags.out), flags.port, io.stderr);
+      const outDir = settings.out ?? path.resolve(io.cwd, 'dist');
+      await serveSite(outDir, flags.port, io.stderr, settings.siteUrl);
       exitCode = -1; // keep running
     });
 
+  const verbose = argv.includes('--verbose') || argv.includes('-v');
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (error) {
     if (error instanceof UsageError) {
-      io.stderr(`agent-logbook: ${error.message}\n`);
+      io.stderr(`agent-logbook: ${error.message}; see: agent-logbook ${commandPath(argv, program)}--help\n`);
       return 2;
     }
     if (error instanceof CommanderError) {
       if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return 0;
       if (error.code === 'commander.help') return 0;
+      if (!usageShown) io.stderr(`agent-logbook: ${oneLine(error.message)}; see: agent-logbook --help\n`);
       return 2;
     }
-    io.stderr(`agent-logbook: ${describeError(error)}\n`);
-    if (argv.includes('--verbose') || argv.includes('-v')) io.stderr(`${(error as Error)?.stack ?? ''}\n`);
+    io.stderr(`agent-logbook: ${describeError(error).split('\n')[0]}\n`);
+    if (verbose && error instanceof Error && error.stack) io.stderr(`${error.stack}\n`);
+    else io.stderr('  (run again with --verbose for the details)\n');
     return 1;
   }
   return exitCode === -1 ? 0 : exitCode;
@@ -291,6 +387,21 @@ function parsePositive(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`"${value}" is not a positive whole number`);
   return n;
+}
+
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port < 1 || port > 65535) {
+    throw new InvalidArgumentError(`"${value}" is not a port (1-65535)`);
+  }
+  return port;
+}
+
+/** `report ` when argv names a command, for "see: agent-logbook report --help". */
+function commandPath(argv: string[], program: Command): string {
+  const names = new Set(program.commands.map((c) => c.name()));
+  const name = argv.find((a) => names.has(a));
+  return name ? `${name} ` : '';
 }
 
 function relativeIfInside(base: string, p: string): string {

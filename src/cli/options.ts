@@ -1,8 +1,9 @@
+import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { isDay, isWeek, type WeekStart } from '../stats/calendar.ts';
-import { expandHome } from '../util/fs.ts';
+import { expandHome, writeFileAtomic } from '../util/fs.ts';
 
 /** Options every command that reads sources shares. */
 export interface SourceFlags {
@@ -12,6 +13,7 @@ export interface SourceFlags {
   amazonqDb?: string[];
   amazonqJson?: string[];
   data?: string;
+  config?: string;
 }
 
 export interface ResolvedSources {
@@ -42,29 +44,254 @@ export function addSourceOptions(command: Command): Command {
     .option(
       '--data <dir>',
       'data directory, the archive (default: $XDG_DATA_HOME/agent-logbook or <home>/.local/share/agent-logbook)',
-    );
+    )
+    .option('--config <file>', `settings file (default: ${CONFIG_FILE} in the data directory, when there)`);
 }
 
+/** Where the sources and the data directory are. Commands that also show days use resolveSettings. */
 export function resolveSources(flags: SourceFlags, env: NodeJS.ProcessEnv, cwd: string): ResolvedSources {
-  const explicitHome = flags.home !== undefined;
-  const home = path.resolve(cwd, flags.home ?? os.homedir());
-  const resolveAll = (paths?: string[]) => paths?.map((p) => path.resolve(cwd, expandHome(p, home)));
+  const { home, explicitHome, dataDir, sourceOptions } = resolveSettings(flags, { env, cwd });
+  return { home, explicitHome, dataDir, sourceOptions };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Settings: flags, a config file, and what the last build used.
+
+/** The optional settings file a user writes (in the data directory, or named by --config). */
+export const CONFIG_FILE = 'agent-logbook.config.json';
+/** What the data directory remembers of the commands that wrote it (same keys as the config file). */
+export const REMEMBERED_FILE = 'settings.json';
+
+/** The keys of the config file and of the remembered settings. Paths are relative to the file's folder. */
+export interface SettingsFile {
+  tz?: string;
+  weekStart?: WeekStart;
+  siteUrl?: string;
+  /** Where `build` wrote the site (for `serve`). */
+  out?: string;
+  home?: string;
+  claudeDir?: string | string[];
+  codexDir?: string | string[];
+  amazonqDb?: string | string[];
+  amazonqJson?: string | string[];
+  /** Only in a file named by --config (the data directory cannot name itself). */
+  data?: string;
+}
+
+const SETTINGS_KEYS: (keyof SettingsFile)[] = [
+  'tz',
+  'weekStart',
+  'siteUrl',
+  'out',
+  'home',
+  'claudeDir',
+  'codexDir',
+  'amazonqDb',
+  'amazonqJson',
+  'data',
+];
+const SOURCE_KEYS = ['home', 'claudeDir', 'codexDir', 'amazonqDb', 'amazonqJson'] as const;
+
+export interface SettingsFlags extends SourceFlags {
+  tz?: string;
+  weekStart?: WeekStart;
+  siteUrl?: string;
+  out?: string;
+}
+
+export type SettingOrigin = 'flag' | 'config' | 'remembered' | 'default';
+
+export interface Settings extends ResolvedSources {
+  timeZone: string;
+  weekStart: WeekStart;
+  /** An absolute `https://host/path/` or a root path `/path/`, always ending in `/`; absent: links from `/`. */
+  siteUrl?: string;
+  /** The site's folder, when given or remembered (relative paths resolved). */
+  out?: string;
+  /** The config file read, if any. */
+  configFile?: string;
+  /** Where each calendar setting came from (for messages and tests). */
+  origin: { timeZone: SettingOrigin; weekStart: SettingOrigin; siteUrl: SettingOrigin };
+}
+
+/**
+ * THE way a command learns its settings: call it with the command's parsed flags and `{ cwd, env }`.
+ *
+ *   const settings = resolveSettings(flags, io);   // flags from addSourceOptions (+ addCalendarOptions)
+ *   settings.dataDir, settings.timeZone, settings.weekStart, settings.siteUrl, settings.sourceOptions
+ *
+ * Each value is, in order: the flag given on this command line; the config file (`--config FILE`, else
+ * `agent-logbook.config.json` in the data directory); what the data directory remembers from the last
+ * `build`/`collect` (`settings.json`, written by rememberSettings); the default (the system time zone, Monday).
+ * Source folders are taken as a set: a command that names any of --home/--claude-dir/--codex-dir/--amazonq-*
+ * uses exactly those. Flags must carry no commander defaults for these keys, or a default would pass for a flag.
+ * Throws UsageError for a config file that is missing or malformed.
+ */
+export function resolveSettings(flags: SettingsFlags, io: { cwd: string; env: NodeJS.ProcessEnv }): Settings {
+  const { cwd, env } = io;
+  const explicitConfig = flags.config ? path.resolve(cwd, flags.config) : undefined;
+  const config = explicitConfig ? readSettingsFile(explicitConfig, true) : undefined;
+
+  const flagHome = flags.home ?? (config?.home ? resolveIn(explicitConfig!, config.home) : undefined);
+  const homeForData = path.resolve(cwd, flagHome ?? os.homedir());
   let dataDir: string;
-  if (flags.data) dataDir = path.resolve(cwd, expandHome(flags.data, home));
-  else if (env.XDG_DATA_HOME && !explicitHome) dataDir = path.join(env.XDG_DATA_HOME, 'agent-logbook');
-  else dataDir = path.join(home, '.local', 'share', 'agent-logbook');
+  if (flags.data) dataDir = path.resolve(cwd, expandHome(flags.data, homeForData));
+  else if (config?.data) dataDir = resolveIn(explicitConfig!, expandHome(config.data, homeForData));
+  else if (env.XDG_DATA_HOME && flagHome === undefined) dataDir = path.join(env.XDG_DATA_HOME, 'agent-logbook');
+  else dataDir = path.join(homeForData, '.local', 'share', 'agent-logbook');
+
+  const dataConfigFile = path.join(dataDir, CONFIG_FILE);
+  const dataConfig = explicitConfig ? undefined : readSettingsFile(dataConfigFile, false);
+  const configFile = explicitConfig ?? (dataConfig ? dataConfigFile : undefined);
+  const fileSettings = config ?? dataConfig;
+  if (dataConfig?.data !== undefined) {
+    throw new UsageError(`${dataConfigFile}: "data" can only be set in a file given with --config`);
+  }
+  const rememberedFile = path.join(dataDir, REMEMBERED_FILE);
+  const remembered = readSettingsFile(rememberedFile, false);
+
+  // Sources: this command's flags, else the config file's, else the remembered ones; never a mix.
+  const flagSources = SOURCE_KEYS.some((k) => flags[k] !== undefined);
+  const pick = (): { from: 'flag' | 'file'; values: SettingsFile; file?: string } => {
+    if (flagSources) return { from: 'flag', values: flags as SettingsFile };
+    if (fileSettings && SOURCE_KEYS.some((k) => fileSettings[k] !== undefined))
+      return { from: 'file', values: fileSettings, file: configFile };
+    if (remembered && SOURCE_KEYS.some((k) => remembered[k] !== undefined))
+      return { from: 'file', values: remembered, file: rememberedFile };
+    return { from: 'flag', values: {} };
+  };
+  const sources = pick();
+  const sourcePath = (p: string, home: string) =>
+    sources.file ? resolveIn(sources.file, expandHome(p, home)) : path.resolve(cwd, expandHome(p, home));
+  const homeValue = sources.values.home;
+  const explicitHome = homeValue !== undefined;
+  const home = homeValue ? sourcePath(homeValue, os.homedir()) : os.homedir();
+  const list = (v: string | string[] | undefined) =>
+    v === undefined ? undefined : (Array.isArray(v) ? v : [v]).map((p) => sourcePath(p, home));
+
+  const choose = <T>(flag: T | undefined, file: T | undefined, memory: T | undefined, fallback: T) =>
+    flag !== undefined
+      ? { value: flag, origin: 'flag' as const }
+      : file !== undefined
+        ? { value: file, origin: 'config' as const }
+        : memory !== undefined
+          ? { value: memory, origin: 'remembered' as const }
+          : { value: fallback, origin: 'default' as const };
+  const timeZone = choose(flags.tz, fileSettings?.tz, remembered?.tz, systemTimeZone());
+  const weekStart = choose<WeekStart>(flags.weekStart, fileSettings?.weekStart, remembered?.weekStart, 'monday');
+  const siteUrl = choose<string | undefined>(
+    flags.siteUrl === undefined ? undefined : parseSiteUrl(flags.siteUrl),
+    fileSettings?.siteUrl,
+    remembered?.siteUrl,
+    undefined,
+  );
+  const out = flags.out
+    ? path.resolve(cwd, flags.out)
+    : fileSettings?.out
+      ? resolveIn(configFile!, fileSettings.out)
+      : remembered?.out
+        ? resolveIn(rememberedFile, remembered.out)
+        : undefined;
+
   return {
     home,
     explicitHome,
     dataDir,
     sourceOptions: {
       explicitHome: explicitHome ? 'true' : undefined,
-      claudeDir: resolveAll(flags.claudeDir),
-      codexDir: resolveAll(flags.codexDir),
-      amazonqDb: resolveAll(flags.amazonqDb),
-      amazonqJson: resolveAll(flags.amazonqJson),
+      claudeDir: list(sources.values.claudeDir),
+      codexDir: list(sources.values.codexDir),
+      amazonqDb: list(sources.values.amazonqDb),
+      amazonqJson: list(sources.values.amazonqJson),
     },
+    timeZone: timeZone.value,
+    weekStart: weekStart.value,
+    siteUrl: siteUrl.value,
+    out,
+    configFile,
+    origin: { timeZone: timeZone.origin, weekStart: weekStart.origin, siteUrl: siteUrl.origin },
   };
+}
+
+/**
+ * Records in the data directory what this run used, so the next `report`, `serve`, `search`… without flags
+ * means the same days and the same sources. Call it after the data directory was written (collect made it).
+ * Only what is known is written: a `collect` (no calendar flags) keeps the remembered zone.
+ */
+export async function rememberSettings(
+  settings: Settings,
+  used: { calendar?: boolean; out?: boolean } = {},
+): Promise<void> {
+  const file = path.join(settings.dataDir, REMEMBERED_FILE);
+  const before = readSettingsFile(file, false) ?? {};
+  const next: SettingsFile = { ...before };
+  if (used.calendar) {
+    next.tz = settings.timeZone;
+    next.weekStart = settings.weekStart;
+    if (settings.siteUrl) next.siteUrl = settings.siteUrl;
+    else delete next.siteUrl;
+  }
+  if (used.out && settings.out) next.out = settings.out;
+  for (const key of SOURCE_KEYS) delete next[key];
+  if (settings.explicitHome) next.home = settings.home;
+  for (const key of ['claudeDir', 'codexDir', 'amazonqDb', 'amazonqJson'] as const) {
+    const value = settings.sourceOptions[key];
+    if (Array.isArray(value) && value.length > 0) next[key] = value;
+  }
+  await writeFileAtomic(file, `${JSON.stringify(next, null, 2)}\n`);
+}
+
+function resolveIn(file: string, p: string): string {
+  return path.resolve(path.dirname(file), p);
+}
+
+function readSettingsFile(file: string, required: boolean): SettingsFile | undefined {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (!required && (code === 'ENOENT' || code === 'ENOTDIR')) return undefined;
+    if (code === 'ENOENT') throw new UsageError(`${file}: no such config file`);
+    throw new UsageError(`${file}: cannot be read (${(error as Error).message})`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`${file}: not valid JSON (${(error as Error).message}); fix or delete it`);
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) {
+    throw new UsageError(`${file}: expected a JSON object of settings`);
+  }
+  const settings = value as Record<string, unknown>;
+  for (const [key, v] of Object.entries(settings)) {
+    if (!SETTINGS_KEYS.includes(key as keyof SettingsFile)) {
+      throw new UsageError(`${file}: unknown setting "${key}" (known: ${SETTINGS_KEYS.join(', ')})`);
+    }
+    const isList = Array.isArray(v) && v.every((x) => typeof x === 'string');
+    if (typeof v !== 'string' && !(isList && ['claudeDir', 'codexDir', 'amazonqDb', 'amazonqJson'].includes(key))) {
+      throw new UsageError(`${file}: "${key}" must be a string${isList ? '' : ' (or a list of strings for folders)'}`);
+    }
+  }
+  const inFile = (check: () => unknown) => {
+    try {
+      check();
+    } catch (error) {
+      throw new UsageError(`${file}: ${(error as Error).message}`);
+    }
+  };
+  if (settings.tz !== undefined) inFile(() => parseTimeZone(settings.tz as string));
+  if (settings.weekStart !== undefined && settings.weekStart !== 'monday' && settings.weekStart !== 'sunday') {
+    throw new UsageError(`${file}: "weekStart" must be "monday" or "sunday"`);
+  }
+  if (settings.siteUrl !== undefined) inFile(() => (settings.siteUrl = parseSiteUrl(settings.siteUrl as string)));
+  return settings as SettingsFile;
+}
+
+/** Whether a data directory or config exists there (for messages). */
+export function hasConfig(dataDir: string): boolean {
+  return existsSync(path.join(dataDir, CONFIG_FILE));
 }
 
 export function systemTimeZone(): string {
@@ -80,6 +307,23 @@ export function parseTimeZone(value: string): string {
   return value;
 }
 
+/** `https://host/path` → `https://host/path/`; `/path` → `/path/`. Anything else is a usage error. */
+export function parseSiteUrl(value: string): string {
+  const withSlash = value.endsWith('/') ? value : `${value}/`;
+  if (withSlash.startsWith('/') && !withSlash.startsWith('//')) return withSlash;
+  let url: URL;
+  try {
+    url = new URL(withSlash);
+  } catch {
+    throw new InvalidArgumentError(`"${value}" is not a URL (e.g. https://me.github.io/logbook/ or /logbook/)`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new InvalidArgumentError(`"${value}" is not an http(s) URL`);
+  }
+  if (url.search || url.hash) throw new InvalidArgumentError(`"${value}": a site URL has no ?query or #fragment`);
+  return url.href;
+}
+
 /** Shortens paths under the home directory to `~/…` for messages. */
 export function displayPath(p: string, home: string): string {
   const rel = path.relative(home, p);
@@ -92,18 +336,32 @@ export function displayPath(p: string, home: string): string {
 export class UsageError extends Error {}
 
 export interface CalendarFlags {
-  tz: string;
-  weekStart: WeekStart;
+  tz?: string;
+  weekStart?: WeekStart;
+  siteUrl?: string;
 }
 
+/** --tz, --week-start, --site-url. No commander defaults: resolveSettings tells a given flag from a default. */
 export function addCalendarOptions(command: Command): Command {
   return command
     .addOption(
-      new Option('--tz <zone>', 'time zone for days and times (IANA name)')
-        .default(systemTimeZone(), 'the system zone')
-        .argParser(parseTimeZone),
+      new Option(
+        '--tz <zone>',
+        'time zone for days and times, an IANA name (default: remembered, else the system zone)',
+      ).argParser(parseTimeZone),
     )
-    .addOption(new Option('--week-start <day>', 'first day of a week').choices(['monday', 'sunday']).default('monday'));
+    .addOption(
+      new Option('--week-start <day>', 'first day of a week (default: remembered, else monday)').choices([
+        'monday',
+        'sunday',
+      ]),
+    )
+    .addOption(
+      new Option(
+        '--site-url <url>',
+        'where the site is published (https://host/path/ or /path/): links and base',
+      ).argParser(parseSiteUrl),
+    );
 }
 
 export function parseDay(value: string): string {

@@ -1,7 +1,10 @@
 import { DataDir } from '../collect/data-dir.ts';
+import { cachedProbe } from '../collect/repository.ts';
 import { SOURCE_IDS } from '../model/message.ts';
-import { dayMarkdown, weekMarkdown } from '../report/markdown.ts';
-import { dayReport, weekReport } from '../report/reports.ts';
+import { groupProjects } from '../model/project.ts';
+import { dayMarkdown, periodMarkdown } from '../report/markdown.ts';
+import type { Period } from '../report/period.ts';
+import { dayReport, rangeReport, weekReport } from '../report/reports.ts';
 import type { WeekStart } from '../stats/calendar.ts';
 import { buildDayIndexes } from '../stats/indexes.ts';
 
@@ -9,23 +12,28 @@ export interface ReportRequest {
   dataDir: string;
   timeZone: string;
   weekStart: WeekStart;
-  day?: string;
-  week?: string;
+  period: Period;
   format: 'md' | 'json';
+  /** `https://host/path/` (absolute links) or `/path/` (root-relative); no links when absent. */
   siteUrl?: string;
 }
 
 /** The same report the site serves at /days/<day>.md or /weeks/<week>.md, from the data directory. */
 export async function printReport(request: ReportRequest): Promise<string> {
   const data = new DataDir(request.dataDir);
-  const summaries = await data.readSummaries();
+  const summaries = groupProjects(await data.readSummaries(), cachedProbe());
   const history = (await Promise.all(SOURCE_IDS.map((s) => data.readPrompts(s)))).flat();
   const days = buildDayIndexes(summaries, history, request.timeZone);
   const linkBase = request.siteUrl?.replace(/\/+$/, '');
-  if (request.day) {
-    const report = dayReport(days, request.day, request.timeZone);
-    return request.format === 'json' ? `${JSON.stringify(report, null, 2)}\n` : dayMarkdown(report, { linkBase });
+  const { period, timeZone, weekStart } = request;
+  const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
+  if (period.kind === 'day') {
+    const report = dayReport(days, period.day, timeZone);
+    return request.format === 'json' ? json(report) : dayMarkdown(report, { linkBase });
   }
-  const report = weekReport(days, request.week!, request.timeZone, request.weekStart);
-  return request.format === 'json' ? `${JSON.stringify(report, null, 2)}\n` : weekMarkdown(report, { linkBase });
+  const report =
+    period.kind === 'week'
+      ? weekReport(days, period.week, timeZone, weekStart)
+      : rangeReport(days, period.first, period.last, timeZone, weekStart, period.month);
+  return request.format === 'json' ? json(report) : periodMarkdown(report, { linkBase });
 }

@@ -1,4 +1,5 @@
 import type { NormalizedMessage, SourceId, TokenUsage } from './message.ts';
+import type { RepositoryInfo } from './project.ts';
 
 export type ConversationPattern = 'simple' | 'single_tool' | 'multi_tool' | 'incomplete';
 
@@ -10,6 +11,9 @@ export interface ActivitySlot {
   toolUsesByName: Record<string, number>;
   prompts: number;
   tokens: TokenUsage;
+  /** Files the slot's tool calls edited (Edit/Write/MultiEdit/apply_patch…), path → edits. Absent in archives
+   * collected before it existed, and in slots with no edits. */
+  filesEdited?: Record<string, number>;
 }
 
 export interface SessionStats {
@@ -21,6 +25,13 @@ export interface SessionStats {
   toolUsesByName: Record<string, number>;
   toolErrors: number;
   toolErrorsByName: Record<string, number>;
+  /** Tool calls the user refused (a permission prompt answered no, a cancelled call): not errors. Absent in
+   * archives collected before it existed. */
+  toolRefusals?: number;
+  toolRefusalsByName?: Record<string, number>;
+  /** Entries of the main thread, and of subagent threads (they add up to `entries`). Absent in older archives. */
+  mainEntries?: number;
+  subagentEntries?: number;
   /** Real human prompts (not injected, not commands, not tool results). */
   prompts: number;
   messages: number;
@@ -76,7 +87,11 @@ export interface SessionSummary {
   sessionId: string;
   title: string;
   cwd: string;
+  /** The project's slug. When summaries are loaded, groupProjects sets it to the repository's (worktrees and
+   * clones of one repository are one project). */
   project: string;
+  /** Derived when loaded (never stored): the git repository the folder belongs to. */
+  repository?: RepositoryInfo;
   gitBranch?: string;
   startedAt: string;
   endedAt: string;

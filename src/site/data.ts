@@ -8,6 +8,8 @@ import { sessionPage } from './session-view.ts';
 import { shareBody, shareHistory, shareSettings, shareSummaries } from './share-mode.ts';
 import type { HistoryPrompt, Session, SessionSummary } from '../model/session.ts';
 import { SOURCE_IDS } from '../model/message.ts';
+import { groupProjects } from '../model/project.ts';
+import { cachedProbe } from '../collect/repository.ts';
 import type { WeekStart } from '../stats/calendar.ts';
 
 /** The site's only input: the data directory the CLI points it at. Unset (as under `astro check`),
@@ -21,6 +23,8 @@ export interface SiteOptions {
   weekStart: WeekStart;
   since?: string;
   until?: string;
+  /** `https://host/path/` or `/path/` when the build was told where the site is published. */
+  siteUrl?: string;
 }
 
 /** Build options the CLI passes through the environment (see src/cli/build-site.ts). */
@@ -31,6 +35,7 @@ export function siteOptions(): SiteOptions {
     weekStart: env.AGENT_LOGBOOK_WEEK_START === 'sunday' ? 'sunday' : 'monday',
     since: env.AGENT_LOGBOOK_SINCE || undefined,
     until: env.AGENT_LOGBOOK_UNTIL || undefined,
+    siteUrl: env.AGENT_LOGBOOK_SITE_URL || undefined,
   };
 }
 
@@ -68,8 +73,10 @@ export function hasHistoryPrompts(): boolean {
 export function loadSummaries(): SessionSummary[] {
   const summaries = readJson<SessionSummary[]>(path.join('index', 'sessions.json'), []);
   const share = shareSettings();
-  // In a share build nothing unredacted reaches Astro's content store, let alone a page.
-  return share ? shareSummaries(share, summaries) : summaries;
+  // In a share build nothing unredacted reaches Astro's content store, let alone a page; its paths are
+  // anonymized, so only the naming conventions group its worktrees (nothing is read from the disk).
+  if (share) return groupProjects(shareSummaries(share, summaries));
+  return groupProjects(summaries, cachedProbe());
 }
 
 export function loadHistoryPrompts(): HistoryPrompt[] {

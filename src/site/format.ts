@@ -8,7 +8,7 @@ export { PATTERN_LABELS, SOURCE_LABELS } from '../model/labels.ts';
 
 import { formatNumber } from '../util/format.ts';
 
-export { changeLabel, compactNumber, formatNumber, minutesLabel } from '../util/format.ts';
+export { changeLabel, compactNumber, countLabel, formatNumber, minutesLabel } from '../util/format.ts';
 
 export { totalTokens } from '../stats/session-stats.ts';
 
@@ -27,6 +27,12 @@ export { weekdayName as weekdayOf } from '../stats/calendar.ts';
 export function href(path: string): string {
   const base = import.meta.env.BASE_URL.replace(/\/$/, '');
   return `${base}${path}`;
+}
+
+/** Where links in a report's Markdown point: the site's URL when known (absolute links that work pasted
+ * anywhere), else the base path. */
+export function markdownLinkBase(siteUrl: string | undefined): string {
+  return (siteUrl ?? import.meta.env.BASE_URL).replace(/\/+$/, '');
 }
 
 /** The URL path of a session (`<source>/<id>`, the summary's id), or of one of its pages, under the site. */

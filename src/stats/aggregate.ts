@@ -22,14 +22,21 @@ export interface StatsJson {
   /** Shares of `patterns`, 0–1. */
   patternShares: Record<ConversationPattern, number>;
   patternsBySource: Record<string, PatternCounts>;
+  /** Entries of each conversation's main thread (what the person saw); subagents' entries are apart. */
   entriesPerConversation: { min: number; max: number; mean: number; median: number; histogram: HistogramBin[] };
+  /** Entries made by subagents: in total, and how many conversations used any. */
+  subagentEntries: { total: number; conversations: number };
   toolUses: {
     total: number;
     byName: Record<string, number>;
     bySource: Record<string, number>;
+    errors: number;
     errorsByName: Record<string, number>;
     /** errors / uses per tool, for tools whose source records errors. */
     errorRateByName: Record<string, number>;
+    /** Calls the person refused (a permission prompt answered no, a cancelled call): not errors. */
+    refusals: number;
+    refusalsByName: Record<string, number>;
   };
   tokens: { total: TokenUsage; bySource: Record<string, TokenUsage> };
   tokensByDay: Record<string, Record<string, TokenUsage>>;
@@ -71,6 +78,14 @@ export function median(values: number[]): number {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
+/** A session's subagent entries: recorded since summaries carry them; before, subagents are counted by their
+ * threads' share being unknown, so 0 (the total stays as it was). */
+function subagentEntriesOf(s: SessionSummary): number {
+  if (s.stats.subagentEntries !== undefined) return s.stats.subagentEntries;
+  if (s.stats.mainEntries !== undefined) return s.stats.entries - s.stats.mainEntries;
+  return 0;
+}
+
 export function computeStats(
   sessions: SessionSummary[],
   days: Map<string, DayIndex>,
@@ -83,6 +98,8 @@ export function computeStats(
   const toolByName: Record<string, number> = {};
   const toolBySource: Record<string, number> = {};
   const errorsByName: Record<string, number> = {};
+  const refusalsByName: Record<string, number> = {};
+  const subagentEntries = { total: 0, conversations: 0 };
   const tokensBySource: Record<string, TokenUsage> = {};
   const tokensTotal = emptyTokens();
   const tokensByDay: Record<string, Record<string, TokenUsage>> = {};
@@ -98,6 +115,10 @@ export function computeStats(
       increment(toolBySource, source, n);
     }
     for (const [name, n] of Object.entries(s.stats.toolErrorsByName)) increment(errorsByName, name, n);
+    for (const [name, n] of Object.entries(s.stats.toolRefusalsByName ?? {})) increment(refusalsByName, name, n);
+    const sub = subagentEntriesOf(s);
+    subagentEntries.total += sub;
+    if (sub > 0) subagentEntries.conversations += 1;
     addTokens((tokensBySource[source] ??= emptyTokens()), s.stats.tokens);
     addTokens(tokensTotal, s.stats.tokens);
     // A request's tokens belong to the day of the request, not of the session's start.
@@ -111,7 +132,8 @@ export function computeStats(
     }
   }
 
-  const entries = sessions.map((s) => s.stats.entries);
+  const entries = sessions.map((s) => s.stats.entries - subagentEntriesOf(s));
+  const sum = (r: Record<string, number>) => Object.values(r).reduce((a, b) => a + b, 0);
   const total = sessions.length;
   const toolTotal = Object.values(toolByName).reduce((a, b) => a + b, 0);
   const errorRateByName = Object.fromEntries(
@@ -134,12 +156,16 @@ export function computeStats(
       median: median(entries),
       histogram: histogram(entries),
     },
+    subagentEntries,
     toolUses: {
       total: toolTotal,
       byName: sortedByValue(toolByName),
       bySource: toolBySource,
+      errors: sum(errorsByName),
       errorsByName: sortedByValue(errorsByName),
       errorRateByName,
+      refusals: sum(refusalsByName),
+      refusalsByName: sortedByValue(refusalsByName),
     },
     tokens: { total: tokensTotal, bySource: tokensBySource },
     tokensByDay: Object.fromEntries(Object.entries(tokensByDay).sort(([a], [b]) => a.localeCompare(b))),

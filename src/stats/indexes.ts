@@ -1,6 +1,6 @@
 import { dayOf } from './calendar.ts';
 import type { SourceId, TokenUsage } from '../model/message.ts';
-import { projectName, projectSlug } from '../model/project.ts';
+import { projectOf } from '../model/project.ts';
 import type { HistoryPrompt, SessionSummary } from '../model/session.ts';
 import { addTokens, emptyTokens } from './session-stats.ts';
 
@@ -39,10 +39,22 @@ export interface DayIndex {
   activeMinutes: number;
 }
 
+export interface ProjectWorktree {
+  /** The folder sessions ran in: the repository's main folder, a linked worktree, a clone or a subfolder. */
+  cwd: string;
+  branches: string[];
+  sessions: number;
+  last: string;
+}
+
 export interface ProjectIndex {
   slug: string;
   cwd: string;
   name: string;
+  /** Git remote (normalized) when the repository has one. */
+  remote?: string;
+  /** Every folder of the project's sessions, most recent first. */
+  worktrees: ProjectWorktree[];
   sessions: SessionSummary[];
   first: string;
   last: string;
@@ -155,13 +167,16 @@ export function buildDayIndexes(
 export function buildProjectIndexes(summaries: SessionSummary[]): Map<string, ProjectIndex> {
   const projects = new Map<string, ProjectIndex>();
   for (const summary of summaries) {
-    const slug = summary.project || projectSlug(summary.cwd);
+    const ref = projectOf(summary);
+    const slug = summary.project || ref.slug;
     let project = projects.get(slug);
     if (!project) {
       project = {
         slug,
-        cwd: summary.cwd,
-        name: projectName(summary.cwd),
+        cwd: ref.cwd,
+        name: ref.name,
+        ...(summary.repository?.remote ? { remote: summary.repository.remote } : {}),
+        worktrees: [],
         sessions: [],
         first: summary.startedAt,
         last: summary.endedAt,
@@ -170,6 +185,11 @@ export function buildProjectIndexes(summaries: SessionSummary[]): Map<string, Pr
       projects.set(slug, project);
     }
     project.sessions.push(summary);
+    let tree = project.worktrees.find((w) => w.cwd === summary.cwd);
+    if (!tree) project.worktrees.push((tree = { cwd: summary.cwd, branches: [], sessions: 0, last: summary.endedAt }));
+    tree.sessions += 1;
+    if (summary.endedAt > tree.last) tree.last = summary.endedAt;
+    if (summary.gitBranch && !tree.branches.includes(summary.gitBranch)) tree.branches.push(summary.gitBranch);
     if (summary.startedAt < project.first) project.first = summary.startedAt;
     if (summary.endedAt > project.last) project.last = summary.endedAt;
     addCounts(project.totals, {
@@ -180,6 +200,10 @@ export function buildProjectIndexes(summaries: SessionSummary[]): Map<string, Pr
       tokens: summary.stats.tokens,
     });
   }
-  for (const p of projects.values()) p.sessions.sort((a, b) => b.startedAt.localeCompare(a.startedAt));
+  for (const p of projects.values()) {
+    p.sessions.sort((a, b) => b.startedAt.localeCompare(a.startedAt));
+    p.worktrees.sort((a, b) => b.last.localeCompare(a.last));
+    for (const w of p.worktrees) w.branches.sort();
+  }
   return new Map([...projects.entries()].sort(([, a], [, b]) => b.last.localeCompare(a.last)));
 }

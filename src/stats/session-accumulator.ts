@@ -2,6 +2,7 @@ import type { MessagePatch } from '../model/body.ts';
 import { MAIN_THREAD } from '../model/body.ts';
 import type { NormalizedMessage, TokenUsage, ToolStatus } from '../model/message.ts';
 import { PageBreaker } from '../model/paging.ts';
+import { editedFiles } from './files-edited.ts';
 import type { ActivitySlot, ConversationPattern, PromptRef, SessionStats } from '../model/session.ts';
 
 const PROMPT_PREVIEW = 500;
@@ -41,6 +42,8 @@ interface ThreadState {
   toolUses: number;
   toolUsesByName: Record<string, number>;
   toolErrorsByName: Record<string, number>;
+  /** Absent in states saved before it existed. */
+  toolRefusalsByName?: Record<string, number>;
   tokens: TokenUsage;
   slots: Record<string, ActivitySlot>;
   firstAt?: string;
@@ -79,6 +82,7 @@ function newThread(): ThreadState {
     toolUses: 0,
     toolUsesByName: {},
     toolErrorsByName: {},
+    toolRefusalsByName: {},
     tokens: emptyTokens(),
     slots: {},
     models: [],
@@ -181,6 +185,8 @@ export class SessionAccumulator {
       at.toolUses += 1;
       count(at.toolUsesByName, call.name, 1);
       if (call.status === 'error') count(t.toolErrorsByName, call.name, 1);
+      if (call.status === 'rejected') count((t.toolRefusalsByName ??= {}), call.name, 1);
+      for (const file of editedFiles(call)) count((at.filesEdited ??= {}), file, 1);
     }
     if (isMain) this.pages.add(m, index);
   }
@@ -191,6 +197,8 @@ export class SessionAccumulator {
     if (patch.status !== undefined && patch.tool !== undefined && patch.status !== patch.was?.status) {
       if (patch.was?.status === 'error') count(t.toolErrorsByName, patch.tool, -1);
       if (patch.status === 'error') count(t.toolErrorsByName, patch.tool, 1);
+      if (patch.was?.status === 'rejected') count((t.toolRefusalsByName ??= {}), patch.tool, -1);
+      if (patch.status === 'rejected') count((t.toolRefusalsByName ??= {}), patch.tool, 1);
     }
     if (patch.usage && patch.at !== undefined) {
       const slot = this.slot(t, patch.at);
@@ -217,6 +225,10 @@ export class SessionAccumulator {
       toolUsesByName: {},
       toolErrors: 0,
       toolErrorsByName: {},
+      toolRefusals: 0,
+      toolRefusalsByName: {},
+      mainEntries: main.entries,
+      subagentEntries: 0,
       prompts: 0,
       messages: 0,
       pattern: pattern(main),
@@ -232,6 +244,7 @@ export class SessionAccumulator {
       stats.messages += t.shown;
       stats.prompts += t.prompts;
       stats.entries += t.entries;
+      if (key !== MAIN_THREAD) stats.subagentEntries! += t.entries;
       stats.toolRounds += t.toolRounds;
       stats.toolUses += t.toolUses;
       addTokens(stats.tokens, t.tokens);
@@ -240,6 +253,10 @@ export class SessionAccumulator {
         stats.toolErrors += n;
         count(stats.toolErrorsByName, name, n);
       }
+      for (const [name, n] of Object.entries(t.toolRefusalsByName ?? {})) {
+        stats.toolRefusals! += n;
+        count(stats.toolRefusalsByName!, name, n);
+      }
       for (const [key, s] of Object.entries(t.slots)) {
         const into = (stats.activity[key] ??= emptySlot());
         into.entries += s.entries;
@@ -247,6 +264,7 @@ export class SessionAccumulator {
         into.toolUses += s.toolUses;
         addTokens(into.tokens, s.tokens);
         for (const [name, n] of Object.entries(s.toolUsesByName)) count(into.toolUsesByName, name, n);
+        for (const [file, n] of Object.entries(s.filesEdited ?? {})) count((into.filesEdited ??= {}), file, n);
       }
       if (t.firstAt && (!startedAt || t.firstAt < startedAt)) startedAt = t.firstAt;
       if (t.lastAt && t.lastAt > endedAt) endedAt = t.lastAt;

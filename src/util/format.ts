@@ -23,3 +23,11 @@ export function changeLabel(now: number, before: number): string {
   const pct = Math.round(((now - before) / before) * 100);
   return `${pct >= 0 ? '+' : ''}${pct}%`;
 }
+
+const IRREGULAR: Record<string, string> = { entry: 'entries', day: 'days', Entry: 'Entries' };
+
+/** "1 prompt", "2 prompts", "1 entry", "1,234 entries". */
+export function countLabel(n: number, singular: string, plural?: string): string {
+  const noun = n === 1 ? singular : (plural ?? IRREGULAR[singular] ?? `${singular}s`);
+  return `${formatNumber(n)} ${noun}`;
+}

@@ -15,26 +15,29 @@ describe('day report (日報)', () => {
     const md = run.stdout;
     expect(md.split('\n')[0]).toBe('# 2026-03-03 (Tue)');
     // Claude B (8 entries, 5 tool uses) and Codex L1 (3, 2) and T1 (2, 1); prompts 6 + 2 + 1.
-    expect(md).toContain('- Sessions: 3 · Prompts: 9 · Entries: 13 · Tool uses: 8');
+    expect(md).toContain('- 3 sessions · 9 prompts · 13 entries · 8 tool uses · about 1 h 00 min active');
     // Only B has tokens (the old Codex formats record none): 720 + 475 + 7,000 + 1,700
     expect(md).toContain('- Tokens: 9,895 (input 720, output 475, cache read 7,000, cache write 1,700)');
-    expect(md).toContain(
-      '- 08:50–09:20 Add rate limiting to login endpoint (Claude Code, 3 prompts, 8 entries, 5 tool uses, incomplete)',
+    // Per project, each session with its time span, active time, prompts (first lines) and the files it edited.
+    const webapp = md.split('### webapp\n\n')[1]!.split('\n### ')[0]!;
+    expect(webapp).toContain(
+      '- **08:50–09:20** Add rate limiting to login endpoint (30 min active, Claude Code, branch `feat/rate-limit`)\n' +
+        '  - 3 prompts · 8 entries · 5 tool uses (Edit 2, Bash 1, Task 1, Write 1) · 9,895 tokens · incomplete\n' +
+        '  - Asked:\n' +
+        '    - 08:50 Add rate limiting to the /login endpoint: at most 5 attempts per minute per IP.\n' +
+        '    - 08:54 Use a sliding window instead of a fixed window.\n' +
+        '    - 09:19 Now add a test that checks the 429 response.\n' +
+        '  - Changed: `src/middleware/loginLimiter.ts`, `src/server.ts`, `test/rate-limit.test.ts`',
     );
-    // Prompts in order, in Tokyo time; the first is 2026-03-02T16:30Z from a deleted session.
-    const prompts = md.split('## Prompts\n\n')[1]!.split('\n\n')[0]!.split('\n');
-    expect(prompts).toEqual([
-      '- 01:30 [old-project] how do I rotate the signing key?',
-      '- 08:49 [webapp] Add rate limiting to the /login endpoint: at most 5 attempts per minute per IP.',
-      '- 08:53 [webapp] Use a sliding window instead of a fixed window.',
-      '- 09:18 [webapp] Now add a test that checks the 429 response.',
-      '- 10:00 [old-project] migrate the cron jobs to systemd timers',
-      '- 10:00 [webapp] Why does npm run build fail?',
-      '- 10:00 [webapp] thanks',
-      '- 10:04 [old-project] also remove the old crontab file',
-      '- 11:00 Rename the `usr` variable to `user` in src/app.js',
-    ]);
+    // Plural forms: one prompt, one tool use.
+    expect(md).toContain('  - 1 prompt · 2 entries · 1 tool use (shell 1) · single tool');
+    // History prompts whose session is gone stay, under their project.
+    expect(md).toContain('- Prompts whose transcripts are gone (3):\n  - 01:30 how do I rotate the signing key?');
     expect(md).toContain('Edit 2 · shell 2 · Bash 1 · local_shell 1 · Task 1 · Write 1');
+    expect(md).toContain('- Files changed: 3');
+    // Pastes into Slack, Notion, Confluence or GitHub as it is: no tables, no HTML.
+    expect(md).not.toMatch(/^\|/m);
+    expect(md).not.toMatch(/<[a-z]/i);
   });
 
   it('is the same report the site serves at /days/<day>.md', async () => {
@@ -52,6 +55,11 @@ describe('day report (日報)', () => {
     // Claude C, F (6 entries, 2 tool uses, 4 prompts) and Codex K1 (6 entries, 5 tool uses, 2 prompts).
     expect(json.totals).toMatchObject({ sessions: 3, prompts: 6, entries: 12, toolUses: 7 });
     expect(json.projects.map((p: { name: string }) => p.name).sort()).toEqual(['api', 'webapp', '日本語']);
+    const sessions = json.projects.flatMap((p: { sessions: unknown[] }) => p.sessions);
+    const k1 = sessions.find((x: { title: string }) => x.title.startsWith('ログイン後'));
+    // Codex K1 edits src/login.ts with apply_patch; its prompts' first lines, its active time in 15-minute slots.
+    expect(k1).toMatchObject({ filesEdited: [['src/login.ts', 1]], activeMinutes: 15, prompts: 2 });
+    expect(k1.promptLines.map((p: { time: string }) => p.time)).toEqual(['19:00', '19:05']);
   });
 });
 
@@ -70,14 +78,33 @@ describe('week report', () => {
     expect(week.totals.tokens).toEqual({ input: 36050, output: 3845, cacheRead: 75000, cacheCreation: 4500 });
     expect(week.previous).toMatchObject({ week: '2026-W09', totals: { sessions: 0 } });
     const webapp = week.projects.find((p: { name: string }) => p.name === 'webapp');
-    expect(webapp).toMatchObject({ sessions: 7, entries: 7 + 8 + 2 + 1 + 3 + 6 + 2 }); // Claude A B D E, Codex L1 K1 K3
+    // Claude A B D E, Codex L1 K1 K3
+    expect(webapp.totals).toMatchObject({ sessions: 7, entries: 7 + 8 + 2 + 1 + 3 + 6 + 2 });
+    expect(webapp.sessions.map((x: { day: string }) => x.day)).toEqual([
+      '2026-03-02',
+      '2026-03-03',
+      '2026-03-03',
+      '2026-03-04',
+      '2026-03-05',
+      '2026-03-05',
+      '2026-03-05',
+    ]);
+    // Top projects first: the most active time.
+    expect(week.projects[0].name).toBe('webapp');
   });
 
-  it('renders the week as Markdown with a comparison table', async () => {
+  it('renders the week as Markdown: per-day totals, top projects, sessions with titles and prompts', async () => {
     const md = (await report('--week', '2026-W10')).stdout;
     expect(md.split('\n')[0]).toBe('# Week 2026-W10 (2026-03-02 – 2026-03-08)');
-    expect(md).toContain('| Sessions | 13 | 0 | new |');
-    expect(md).toContain('| 2026-03-07 Sat | 0 | 0 | 0 | 0 | 0 min |');
+    expect(md).toContain('- Compared with 2026-W09: sessions new, prompts new');
+    expect(md).toContain('- Tue 2026-03-03: 3 sessions, 9 prompts, 13 entries, 8 tool uses, about 1 h 00 min active\n');
+    expect(md).toContain('- No activity: Sat 03-07, Sun 03-08');
+    expect(md).toContain(
+      '## Top projects\n\n- webapp: 7 sessions, 12 prompts, about 2 h 15 min active, 5 files changed',
+    );
+    expect(md).toContain('- **03-03 08:50–09:20** Add rate limiting to login endpoint');
+    expect(md).toContain('    - 19:00 ログイン後のリダイレクトが壊れています。src/login.ts を直してください。');
+    expect(md).not.toMatch(/^\|/m);
   });
 
   it('counts Sunday-start weeks when asked', async () => {

@@ -214,7 +214,7 @@ describe('reports and statistics in the built site', () => {
     expect(patterns.querySelector('svg')!.getAttribute('aria-label')).toBe(
       'All sources: simple 4, single tool 4, multi tool 5, incomplete 4',
     );
-    expect(texts(patterns, 'table th')).toEqual(['simple', 'single tool', 'multi tool', 'incomplete']);
+    expect(texts(patterns, 'table tbody th')).toEqual(['simple', 'single tool', 'multi tool', 'incomplete']);
     expect(doc.querySelectorAll('script').length).toBe(0);
   });
 });

@@ -41,22 +41,25 @@ describe('site statistics over the fixtures', () => {
     expect(stats.patternShares.simple).toBeCloseTo(4 / 17);
   });
 
-  it('describes entries per conversation (Claude 7 8 2 2 1 4; Codex 6 4 2 4 1 3 2; Q 5 2 2 6)', async () => {
+  it('describes entries per conversation over the main thread (Claude 5 7 2 2 1 3; Codex 6 4 2 2 1 3 2; Q 5 2 2 6)', async () => {
+    // Subagent entries are a figure of their own: A's subagent 2, B's legacy agent file 1, F's inline sidechain
+    // 1, Codex K5's K4 2.
     const claude = (await claudeOnly('UTC')).entriesPerConversation;
-    expect(claude.mean).toBe(24 / 6); // 7 + 8 + 2 + 2 + 1 + 4 = 24
-    expect(claude.median).toBe(3); // sorted 1 2 2 4 7 8 → (2 + 4) / 2
-    const { entriesPerConversation: e } = await statsIn('UTC');
+    expect(claude.mean).toBe(20 / 6); // 5 + 7 + 2 + 2 + 1 + 3 = 20
+    expect(claude.median).toBe(2.5); // sorted 1 2 2 3 5 7 → (2 + 3) / 2
+    const stats = await statsIn('UTC');
+    const e = stats.entriesPerConversation;
     expect(e.min).toBe(1);
-    expect(e.max).toBe(8);
-    expect(e.mean).toBe(61 / 17); // 24 + 22 + 15
-    expect(e.median).toBe(3); // sorted 1 1 2 2 2 2 2 2 [3] 4 4 4 5 6 6 7 8
+    expect(e.max).toBe(7);
+    expect(e.mean).toBe(55 / 17); // 20 + 20 + 15
+    expect(e.median).toBe(2); // sorted 1 1 2 2 2 2 2 2 [2] 3 3 4 5 5 6 6 7
     expect(e.histogram).toEqual([
       { from: 0, to: 0, count: 0 },
       { from: 1, to: 1, count: 2 }, // Claude E, Codex K6
-      { from: 2, to: 3, count: 7 }, // Claude C, D; Codex K3, T1, L1; Q B, C
-      { from: 4, to: 7, count: 7 }, // Claude F, A; Codex K1, K2, K5; Q A, D
-      { from: 8, to: 15, count: 1 }, // Claude B
+      { from: 2, to: 3, count: 9 }, // Claude C, D, F; Codex K3, K5, T1, L1; Q B, C
+      { from: 4, to: 7, count: 6 }, // Claude A, B; Codex K1, K2; Q A, D
     ]);
+    expect(stats.subagentEntries).toEqual({ total: 6, conversations: 4 });
   });
 
   it('counts tool uses by name and their error rate', async () => {
@@ -89,6 +92,10 @@ describe('site statistics over the fixtures', () => {
     // Claude A's Bash result has is_error; Codex K1's call_k1_c exited 1 and L1's local_shell failed; Q A's
     // execute_bash (A2) failed. Q A4 was cancelled: not an error.
     expect(toolUses.errorsByName).toEqual({ Bash: 1, exec_command: 1, execute_bash: 1, local_shell: 1 });
+    expect(toolUses.errors).toBe(4);
+    // Q A4, the fs_write the user cancelled, is a refusal, counted apart.
+    expect(toolUses.refusals).toBe(1);
+    expect(toolUses.refusalsByName).toEqual({ fs_write: 1 });
     expect(toolUses.errorRateByName.Bash).toBeCloseTo(1 / 3);
   });
 

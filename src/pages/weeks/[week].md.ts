@@ -1,7 +1,9 @@
 import type { APIRoute, GetStaticPaths } from 'astro';
-import { weekMarkdown } from '../../report/markdown.ts';
+import { periodMarkdown } from '../../report/markdown.ts';
 import { weekReport } from '../../report/reports.ts';
 import { siteIndexes } from '../../site/collections.ts';
+import { siteOptions } from '../../site/data.ts';
+import { markdownLinkBase } from '../../site/format.ts';
 
 export const getStaticPaths: GetStaticPaths = async () => {
   const { weeks } = await siteIndexes();
@@ -11,7 +13,7 @@ export const getStaticPaths: GetStaticPaths = async () => {
 export const GET: APIRoute = async ({ params }) => {
   const { days, timeZone, weekStart } = await siteIndexes();
   const report = weekReport(days, params.week!, timeZone, weekStart);
-  return new Response(weekMarkdown(report, { linkBase: import.meta.env.BASE_URL.replace(/\/$/, '') }), {
+  return new Response(periodMarkdown(report, { linkBase: markdownLinkBase(siteOptions().siteUrl) }), {
     headers: { 'Content-Type': 'text/markdown; charset=utf-8' },
   });
 };

@@ -1,0 +1,82 @@
+import { addDays, format } from 'date-fns';
+import { TZDate } from '@date-fns/tz';
+import { dayOf, isDay, isWeek, previousWeek, weekOf, type WeekStart } from '../stats/calendar.ts';
+
+/** What a report covers: a day, a week, or a range of days (a month is a range), named the way people say it. */
+
+export type Period =
+  | { kind: 'day'; day: string }
+  | { kind: 'week'; week: string }
+  | { kind: 'range'; first: string; last: string; month?: string };
+
+export interface PeriodWords {
+  /** `today`, `yesterday` or `YYYY-MM-DD` */
+  day?: string;
+  /** `this`, `last` or `YYYY-Www` */
+  week?: string;
+  /** `this`, `last` or `YYYY-MM` */
+  month?: string;
+  /** `today`, `yesterday` or `YYYY-MM-DD`; with `until` (default: today) */
+  since?: string;
+  until?: string;
+}
+
+export const DAY_WORDS = ['today', 'yesterday'] as const;
+export const WEEK_WORDS = ['this', 'last'] as const;
+
+export function isDayWord(value: string): boolean {
+  return (DAY_WORDS as readonly string[]).includes(value) || isDay(value);
+}
+
+export function isWeekWord(value: string): boolean {
+  return (WEEK_WORDS as readonly string[]).includes(value) || isWeek(value);
+}
+
+export function isMonthWord(value: string): boolean {
+  return (WEEK_WORDS as readonly string[]).includes(value) || /^\d{4}-(0[1-9]|1[0-2])$/.test(value);
+}
+
+function shiftDay(day: string, by: number): string {
+  const [y, m, d] = day.split('-').map(Number) as [number, number, number];
+  return format(addDays(new TZDate(y, m - 1, d, 12, 'UTC'), by), 'yyyy-MM-dd');
+}
+
+/** Today's date in the zone, and words turned into days. */
+export function resolveDay(word: string, now: Date, timeZone: string): string {
+  const today = dayOf(now.toISOString(), timeZone);
+  if (word === 'today') return today;
+  if (word === 'yesterday') return shiftDay(today, -1);
+  return word;
+}
+
+function monthRange(month: string): { first: string; last: string } {
+  const [y, m] = month.split('-').map(Number) as [number, number];
+  const first = `${month}-01`;
+  const next = m === 12 ? `${y + 1}-01-01` : `${y}-${String(m + 1).padStart(2, '0')}-01`;
+  return { first, last: shiftDay(next, -1) };
+}
+
+/**
+ * The period the words name, with "today" in `timeZone` at `now`. Exactly one of day, week, month or a
+ * since/until range must be given (the CLI checks); the words themselves were checked by the parsers above.
+ */
+export function resolvePeriod(words: PeriodWords, now: Date, timeZone: string, weekStart: WeekStart): Period {
+  const today = resolveDay('today', now, timeZone);
+  if (words.day) return { kind: 'day', day: resolveDay(words.day, now, timeZone) };
+  if (words.week) {
+    const current = weekOf(today, weekStart);
+    const week =
+      words.week === 'this' ? current : words.week === 'last' ? previousWeek(current, weekStart) : words.week;
+    return { kind: 'week', week };
+  }
+  if (words.month) {
+    const current = today.slice(0, 7);
+    const lastMonth = monthRange(current).first;
+    const month =
+      words.month === 'this' ? current : words.month === 'last' ? shiftDay(lastMonth, -1).slice(0, 7) : words.month;
+    return { kind: 'range', ...monthRange(month), month };
+  }
+  const first = resolveDay(words.since ?? 'today', now, timeZone);
+  const last = resolveDay(words.until ?? 'today', now, timeZone);
+  return { kind: 'range', first, last };
+}
