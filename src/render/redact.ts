@@ -1,3 +1,4 @@
+import { KeywordIndex } from './keyword-index.ts';
 import { isSecretKeyName, plausibleSecretValue, SECRET_RULES, secretSpan, type SecretRule } from './secret-rules.ts';
 
 export interface Finding {
@@ -42,11 +43,14 @@ interface Candidate extends Finding {
 interface CompiledRule {
   rule: SecretRule;
   priority: number;
-  /** The rule's pattern, sticky: tried only at a keyword. */
+  /** The rule's pattern, sticky: tried only at a keyword (rules without `lookback`). */
   sticky: RegExp;
+  /** The rule's pattern, global: run over a window around a keyword (rules with `lookback`). */
+  global: RegExp;
 }
 
-const escapeRegex = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** How far past its keyword a windowed rule's match may reach (then on to the next white space). */
+const WINDOW_AHEAD = 640;
 
 export function createRedactor(options: RedactorOptions = {}): Redactor {
   const disabled = new Set(options.disable ?? []);
@@ -55,20 +59,23 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
     rule,
     priority,
     sticky: new RegExp(rule.pattern.source, `${rule.pattern.flags.replace(/[gy]/g, '')}y`),
+    global: new RegExp(rule.pattern.source, `${rule.pattern.flags.replace(/[gy]/g, '')}g`),
   }));
-  // One pass finds every keyword of every rule. A hit on `sk-ant-` is also a hit on `sk-`: each hit
-  // runs the rules of every keyword that is a prefix of it.
-  const keywords = [...new Set(compiled.flatMap((c) => c.rule.keywords.map((k) => k.toLowerCase())))].sort(
-    (a, b) => b.length - a.length,
-  );
+  // One pass finds every keyword of every rule; each hit runs the rules that have that keyword.
+  const anyCase = new Set<string>();
+  const exact = new Set<string>();
   const rulesAt = new Map<string, CompiledRule[]>();
-  for (const hit of keywords) {
-    rulesAt.set(
-      hit,
-      compiled.filter((c) => c.rule.keywords.some((k) => hit.startsWith(k.toLowerCase()))),
-    );
+  for (const c of compiled) {
+    for (const k of c.rule.keywords) {
+      const word = c.rule.caseSensitive ? k : k.toLowerCase();
+      (c.rule.caseSensitive ? exact : anyCase).add(word);
+      const key = `${c.rule.caseSensitive ? 'E' : 'I'}${word}`;
+      const list = rulesAt.get(key) ?? [];
+      if (!list.includes(c)) list.push(c);
+      rulesAt.set(key, list);
+    }
   }
-  const trigger = keywords.length ? new RegExp(keywords.map(escapeRegex).join('|'), 'gi') : undefined;
+  const index = anyCase.size || exact.size ? new KeywordIndex(anyCase, exact) : undefined;
 
   const redactor: Redactor = {
     redactValue(key: string, value: string): RedactResult {
@@ -83,28 +90,56 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
       };
     },
     redact(text: string): RedactResult {
-      if (!trigger || text.length < MIN_SECRET_TEXT) return { text, findings: [] };
+      if (!index || text.length < MIN_SECRET_TEXT) return { text, findings: [] };
       const candidates: Candidate[] = [];
       // Where each rule's last match ended: a keyword inside it is not tried again, which keeps a run
       // of keywords (a grep listing key headers) from rescanning the same text.
       const coveredUntil = new Array<number>(compiled.length).fill(0);
-      trigger.lastIndex = 0;
-      let hit: RegExpExecArray | null;
-      while ((hit = trigger.exec(text)) !== null) {
-        const at = hit.index;
-        for (const { rule, priority, sticky } of rulesAt.get(hit[0].toLowerCase()) ?? []) {
-          if (at < coveredUntil[priority]!) continue;
-          sticky.lastIndex = at;
-          const match = sticky.exec(text);
-          if (!match) continue;
-          const [start, end] = secretSpan(match) ?? [at, at + match[0].length];
-          if (end > start && (!rule.accept || rule.accept(text.slice(start, end), match, text))) {
-            candidates.push({ rule: rule.id, start, end, priority });
-            coveredUntil[priority] = at + match[0].length;
-          }
+      // Where each windowed rule's next possible match starts: a keyword before it finds nothing.
+      const scannedUntil = new Array<number>(compiled.length).fill(-1);
+      const consider = (c: CompiledRule, match: RegExpExecArray, offset: number): boolean => {
+        const span = secretSpan(match, c.rule.secretGroup);
+        const start = offset + (span ? span[0] : match.index);
+        const end = offset + (span ? span[1] : match.index + match[0].length);
+        if (end <= start || (c.rule.accept && !c.rule.accept(text.slice(start, end), match, text))) return false;
+        candidates.push({ rule: c.rule.id, start, end, priority: c.priority });
+        coveredUntil[c.priority] = offset + match.index + match[0].length;
+        return true;
+      };
+      // The rule's matches that start within `lookback` before the keyword, or at it; run over a window
+      // (a cheap slice), so a keyword never costs a scan of the whole text.
+      const windowed = (c: CompiledRule, at: number, lookback: number): void => {
+        const from = Math.max(0, at - lookback, coveredUntil[c.priority]!);
+        // A little text before the window, for the pattern's lookbehinds (`(?<=bot)`, `\b`).
+        const context = Math.max(0, from - 32);
+        const to = windowEnd(text, at + WINDOW_AHEAD);
+        const window = text.slice(context, to);
+        c.global.lastIndex = from - context;
+        let match: RegExpExecArray | null;
+        while ((match = c.global.exec(window)) !== null && context + match.index <= at) {
+          // A match cut by the window's end (a pattern may end in `$`) is part of a longer token.
+          const cut = match.index + match[0].length === window.length && TOKEN_CHAR.test(text[to] ?? ' ');
+          if (!cut) consider(c, match, context);
+          if (match[0].length === 0) c.global.lastIndex += 1;
         }
-        // Keywords may overlap (`secret` inside `AGE-SECRET-KEY-1`): look again from the next character.
-        trigger.lastIndex = at + 1;
+        // The regex finds the leftmost match: none starts before the next one (or, when there was
+        // none, before the window's end less the longest token), so keywords up to there find nothing.
+        scannedUntil[c.priority] = match ? context + match.index : to === text.length ? to : to - WINDOW_AHEAD / 2;
+      };
+      for (const hit of index.hits(text)) {
+        const at = hit.index;
+        for (const c of rulesAt.get(`${hit.exact ? 'E' : 'I'}${hit.word}`) ?? []) {
+          if (at < coveredUntil[c.priority]!) continue;
+          const lookback = c.rule.lookback;
+          if (lookback === undefined) {
+            c.sticky.lastIndex = at;
+            const match = c.sticky.exec(text);
+            if (match) consider(c, match, 0);
+            continue;
+          }
+          if (at < scannedUntil[c.priority]!) continue;
+          windowed(c, at, lookback);
+        }
       }
       if (candidates.length === 0) return { text, findings: [] };
       const findings = mergeOverlaps(candidates);
@@ -118,6 +153,20 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
     },
   };
   return redactor;
+}
+
+const TOKEN_CHAR = /[A-Za-z0-9_+/=.-]/;
+
+/** Where a window that should reach `end` stops: at the next white space, so that a pattern ending in
+ * `$` does not match a token cut in two (at most 4 KB further). */
+function windowEnd(text: string, end: number): number {
+  if (end >= text.length) return text.length;
+  const limit = Math.min(text.length, end + 4096);
+  for (let i = end; i < limit; i++) {
+    const ch = text.charCodeAt(i);
+    if (ch === 32 || ch === 10 || ch === 9 || ch === 13) return i;
+  }
+  return limit;
 }
 
 /** Sorted by start; on equal starts the higher-priority rule first, then the longer match. Overlaps

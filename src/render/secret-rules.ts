@@ -1,3 +1,5 @@
+import { gitleaksRules } from './gitleaks-rules.ts';
+
 /**
  * The secret rules the redactor runs, modelled on two maintained rule sets (facts only: prefixes,
  * lengths, alphabets, rule ids; the patterns are written for this project):
@@ -35,6 +37,16 @@ export interface SecretRule {
   pattern: RegExp;
   /** Last word on a match (placeholders, variable references, low-entropy values). */
   accept?: (secret: string, match: RegExpExecArray, text: string) => boolean;
+  /** Keywords compared exactly (`SK`, `:AA`), for prefixes too short to be looked for in any case. */
+  caseSensitive?: boolean;
+  /**
+   * When set, the pattern is not anchored at the keyword: it runs over a window around it and a match
+   * may start up to this many characters before the keyword (gitleaks' `[\w.-]{0,50}?(?:name)…` rules, a
+   * token whose keyword is in its middle, a secret that follows a key id).
+   */
+  lookback?: number;
+  /** The capture group that holds the secret (needs the `d` flag); 0: the first one that matched. */
+  secretGroup?: number;
 }
 
 // A token must not be glued to other token characters on either side; `+`, `/` and `=` are left out
@@ -47,7 +59,7 @@ const rx = (source: string, flags = ''): RegExp => new RegExp(source, flags);
 // `password=`, `"api_key": "…"`, `export GITHUB_TOKEN=…`, `secret_key: …`, `Password=…;` (ADO.NET),
 // `\"token\": \"…\"` (JSON inside a JSON string), `?access_token=…&next=…` (a bare value stops at `&name=`).
 // The key name stays; the value goes.
-const ASSIGN_KEY_WORDS = String.raw`(?:pass(?:word|wd|phrase)?|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|auth[_-]?key)`;
+const ASSIGN_KEY_WORDS = String.raw`(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|auth[_-]?key)`;
 const ASSIGN_KEY_SUFFIX = String.raw`(?:[_.-]?(?:key|value|base)){0,2}`;
 const ASSIGN_KEY = `(?<key>${ASSIGN_KEY_WORDS})${ASSIGN_KEY_SUFFIX}`;
 // `: Type =` (TypeScript, Python annotations) before `=`, so `token: string = "…"` is caught.
@@ -91,22 +103,33 @@ const PLACEHOLDERS = new Set([
   'your-api-key',
 ]);
 
+// What a secret-named field holds when it is not a secret: a reference to one (`$DB_PASSWORD`,
+// `${TOKEN}`, `%APPDATA%`, `{{ secrets.X }}`, `process.env.X`), a format (`%s`), a placeholder
+// (`<your password>`), a mask (`****1234`), a path. A value that merely starts with punctuation
+// (`%Tr0ub4dor`, `$ecretP4ss`, `!pass123`) is a secret.
+const REFERENCE =
+  /^(?:\$(?:[A-Z_][A-Z0-9_]*|[a-z_][a-z0-9_]*|\d+|\{[^}]*\}?|\([^)]*\)?)|%(?:[A-Za-z_][\w]*%|\(\w*\)[sdr]|[+\-# 0]?[a-zA-Z])|\{\{.*|\{\d{0,2}\}|@[A-Za-z_]+@|<[^<>]*>?|\[REDACTED.*|\*{3,}.*|\.\.\..*|….*|(?:process\.env|os\.environ|env\.|ENV\[|getenv|import\.meta\.env).*)$/i;
+const PATH = /^(?:~?\/|\.{1,2}\/|[A-Za-z]:\\)[\w.\-/\\@+ ]*$/;
+
 /** False for values of secret-named fields that are not secrets: references, types, placeholders. */
 export function plausibleSecretValue(value: string): boolean {
   if (value.length < 4) return false;
-  if (/^(?:\$|%|\{\{|<|\[REDACTED|\*|\.\.\.|…|process\.env|os\.environ|env\.|ENV\[|getenv)/i.test(value)) return false;
+  if (REFERENCE.test(value) || PATH.test(value)) return false;
   if (PLACEHOLDERS.has(value.toLowerCase())) return false;
   if (/^(.)\1*$/.test(value)) return false; // ****, xxxx
   if (/^\d{1,7}$/.test(value)) return false; // max_token=4096, pass: 12
   return true;
 }
 
-function plausibleAssignedValue(value: string, match: RegExpExecArray, text: string): boolean {
-  if (!plausibleSecretValue(value)) return false;
-  // `https://x-access-token:…@host` is URL userinfo, the url-credentials rule's.
+/** `https://x-access-token:…@host`: URL userinfo, the url-credentials rule's. */
+function insideUrl(match: RegExpExecArray, text: string): boolean {
   const before = text.slice(Math.max(0, match.index - 256), match.index);
   const scheme = before.lastIndexOf('://');
-  if (scheme !== -1 && !/[\s/@]/.test(before.slice(scheme + 3))) return false;
+  return scheme !== -1 && !/[\s/@]/.test(before.slice(scheme + 3));
+}
+
+function plausibleAssignedValue(value: string, match: RegExpExecArray, text: string): boolean {
+  if (!plausibleSecretValue(value) || insideUrl(match, text)) return false;
   if (match.groups?.secret5 !== undefined) {
     // Unquoted: code rather than a literal?
     if (text[match.index + match[0].length] === '(') return false; // password = getPassword()
@@ -137,8 +160,17 @@ export function isSecretKeyName(name: string): boolean {
   return match !== null && startsAWord(name, match.index);
 }
 
-/** `[start, end)` of the first participating `secret*` group, if the pattern has one. */
-export function secretSpan(match: RegExpExecArray): [number, number] | undefined {
+/** `[start, end)` of the first participating `secret*` group, if the pattern has one; with
+ * `secretGroup`, that numbered group (0: the first non-empty one). */
+export function secretSpan(match: RegExpExecArray, secretGroup?: number): [number, number] | undefined {
+  if (secretGroup !== undefined && match.indices) {
+    if (secretGroup > 0) return match.indices[secretGroup];
+    for (let i = 1; i < match.indices.length; i++) {
+      const span = match.indices[i];
+      if (span && span[1] > span[0]) return span;
+    }
+    return undefined;
+  }
   const groups = match.indices?.groups;
   if (!groups) return undefined;
   for (const [name, span] of Object.entries(groups)) {
@@ -147,9 +179,41 @@ export function secretSpan(match: RegExpExecArray): [number, number] | undefined
   return undefined;
 }
 
+/** The first three base64 characters of every two-digit start of a decimal id ("10" … "99"). */
+const DISCORD_PREFIXES: readonly string[] = Array.from({ length: 90 }, (_, i) =>
+  Buffer.from(String(i + 10))
+    .toString('base64')
+    .slice(0, 3),
+);
+
 const hasDigitOrMixedCase = (s: string): boolean => /\d/.test(s) || (/[a-z]/.test(s) && /[A-Z]/.test(s));
 
-export const SECRET_RULES: readonly SecretRule[] = [
+/** Upper case, lower case and digits all present: a random key rather than a word or a hash. */
+const randomLooking = (s: string): boolean => /\d/.test(s) && /[a-z]/.test(s) && /[A-Z]/.test(s);
+
+// A command-line value: quoted, or up to the next space or shell operator.
+const CLI_VALUE = String.raw`(?:"(?<secret1>[^"\r\n]+)"|'(?<secret2>[^'\r\n]+)'|(?<secret3>[^\s"'\x60;|&<>()]+))`;
+
+const COMMON_WORDS = new Set(
+  'correct incorrect wrong right invalid valid expired required optional missing empty set unset stored saved hidden visible shown encrypted hashed changed reset updated rotated revoked needed used wrong weak strong long short there here same different the a an in on at of to for from with not now still just also only above below following same this that these those it'.split(
+    ' ',
+  ),
+);
+
+/** A value after "password is …" in prose: a secret-looking word, not an ordinary one. */
+function plausiblePhraseValue(value: string): boolean {
+  const word = value.replace(/[.,;:!?)\]]+$/, '');
+  if (word.length < 4 || !plausibleSecretValue(word)) return false;
+  if (COMMON_WORDS.has(word.toLowerCase())) return false;
+  if (/^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+(?:\(.*)?$|^[\w.$]+\(/.test(word)) return false; // settings.API_KEY, f(x)
+  // Ordinary words (and `snake_case`/`kebab-case` identifiers of them) need a digit, a symbol or
+  // mixed case to count.
+  return /[\d!#$%&*+=?@^~]/.test(word) || (/[a-z]/.test(word) && /[A-Z]/.test(word) && !/^[A-Z][a-z]+$/.test(word));
+}
+
+/** The rules written for this project: context rules and the providers gitleaks' list lacks or that read
+ * better with the key name kept. */
+export const OWN_RULES: readonly SecretRule[] = [
   {
     id: 'private-key',
     keywords: ['-----BEGIN'],
@@ -245,8 +309,10 @@ export const SECRET_RULES: readonly SecretRule[] = [
   },
   {
     id: 'vault-token',
-    keywords: ['hvs.', 'hvb.'],
-    pattern: rx(String.raw`${B}hv[sb]\.[A-Za-z0-9_-]{90,}`),
+    keywords: ['hvs.', 'hvb.', 'hvr.'],
+    // Service tokens are ~95 characters, but HCP and older servers hand out 24-character ones.
+    pattern: rx(String.raw`${B}hv[sbr]\.[A-Za-z0-9_-]{24,}`),
+    accept: hasDigitOrMixedCase,
   },
   {
     id: 'digitalocean-token',
@@ -302,6 +368,66 @@ export const SECRET_RULES: readonly SecretRule[] = [
     ),
   },
   {
+    id: 'aws-secret-key',
+    keywords: ['secret'],
+    // In a sentence: "the AWS secret access key is …", "secret key: …", "secret = …" near a 40-character
+    // key of AWS's alphabet.
+    pattern: rx(
+      String.raw`secret(?:[ _-]?access)?(?:[ _-]?key)?(?![A-Za-z])[^\n]{0,40}?(?<![A-Za-z0-9/+])(?<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])`,
+      'id',
+    ),
+    accept: randomLooking,
+  },
+  {
+    id: 'aws-secret-key',
+    keywords: ['AKIA', 'ASIA'],
+    caseSensitive: true,
+    // A key id followed on its line by a 40-character secret: `AKIA… / wJalr…`, "id AKIA…, secret …".
+    pattern: rx(
+      String.raw`(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])[^\n]{0,100}?(?<![A-Za-z0-9/+])(?<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])`,
+      'd',
+    ),
+    accept: randomLooking,
+  },
+  {
+    id: 'twilio-api-secret',
+    keywords: ['SK'],
+    caseSensitive: true,
+    // A Twilio API key SID (gitleaks' twilio-api-key) followed on its line by its 32-character secret.
+    pattern: rx(
+      String.raw`(?<![A-Za-z0-9])SK[0-9a-fA-F]{32}(?![A-Za-z0-9])[^\n]{0,80}?(?<![A-Za-z0-9])(?<secret>[A-Za-z0-9]{32})(?![A-Za-z0-9])`,
+      'd',
+    ),
+    accept: randomLooking,
+  },
+  {
+    id: 'azure-sas-token',
+    keywords: ['sig='],
+    // The signature of a shared access signature URL or connection string (`…&sig=…%3D`).
+    pattern: rx(
+      String.raw`(?<![A-Za-z0-9_-])sig=(?<secret>(?:[A-Za-z0-9+/_-]|%[0-9A-Fa-f]{2}){30,}(?:=|%3[Dd]){0,2})`,
+      'd',
+    ),
+  },
+  {
+    id: 'discord-bot-token',
+    // The first part is a user id (17–20 digits) in base64, so it starts with one of 90 trigrams.
+    keywords: DISCORD_PREFIXES,
+    caseSensitive: true,
+    pattern: rx(
+      String.raw`(?<![A-Za-z0-9_.-])(?<uid>[MNO][A-Za-z0-9]{23,27})\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}(?![A-Za-z0-9_-])`,
+    ),
+    accept: (_token, match) => /^\d{17,20}$/.test(Buffer.from(match.groups?.uid ?? '', 'base64').toString('latin1')),
+  },
+  {
+    id: 'telegram-bot-token',
+    keywords: [':AA'],
+    caseSensitive: true,
+    lookback: 11,
+    // After `/bot` in an API URL, or standing alone.
+    pattern: rx(String.raw`(?:(?<=bot)|(?<![A-Za-z0-9_:]))\d{8,10}:AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])`),
+  },
+  {
     id: 'url-credentials',
     keywords: ['://'],
     // `scheme://user:password@host`: the userinfo goes, scheme and host stay. The password part may
@@ -332,7 +458,100 @@ export const SECRET_RULES: readonly SecretRule[] = [
     pattern: rx(FLAG_VALUE, 'id'),
     accept: plausibleSecretValue,
   },
+  {
+    id: 'cli-password',
+    keywords: ['PGPASSWORD', 'MYSQL_PWD', 'REDISCLI_AUTH', 'SSHPASS', 'ORACLE_PWD', 'MSSQL_SA_PASSWORD'],
+    // Environment variables the database and ssh clients read a password from.
+    pattern: rx(
+      String.raw`(?:PGPASSWORD|MYSQL_PWD|REDISCLI_AUTH|SSHPASS|ORACLE_PWD|MSSQL_SA_PASSWORD)[ \t]*=[ \t]*${CLI_VALUE}`,
+      'id',
+    ),
+    accept: plausibleSecretValue,
+  },
+  {
+    id: 'cli-password',
+    keywords: ['mysql', 'mariadb'],
+    // `mysql -uroot -pS3cret db`: a password glued to `-p` (a bare `-p` prompts for one).
+    pattern: rx(String.raw`(?:mysql|mariadb)[\w-]*(?:[ \t]+[^\s|;&]+)*?[ \t]+-p${CLI_VALUE}`, 'd'),
+    accept: plausibleSecretValue,
+  },
+  {
+    id: 'cli-password',
+    keywords: ['sshpass', 'redis-cli', 'docker', 'podman', 'helm', 'az '],
+    // `sshpass -p …`, `redis-cli -a …`, `docker login -p …`, `helm repo add --password …`.
+    pattern: rx(
+      String.raw`(?:sshpass|redis-cli|(?:docker|podman|helm)(?:[ \t]+[\w-]+)?[ \t]+login|az[ \t]+login)(?:[ \t]+[^\s|;&]+)*?[ \t]+(?:-p|-a)[ \t]*${CLI_VALUE}`,
+      'id',
+    ),
+    accept: plausibleSecretValue,
+  },
+  {
+    id: 'cli-password',
+    keywords: ['curl', 'wget'],
+    // `curl -u user:pass`, `curl --user=user:pass`, `wget --password=…` is the assignment rule's.
+    pattern: rx(String.raw`(?:curl|wget)(?:[ \t]+[^\s|;&]+)*?[ \t]+(?:-u|--user)(?:[ \t]+|=)?${CLI_VALUE}`, 'id'),
+    accept: (value) =>
+      /^[^:]*:.{3,}$/.test(value) &&
+      plausibleSecretValue(value) &&
+      plausibleSecretValue(value.slice(value.indexOf(':') + 1)),
+  },
+  {
+    id: 'cli-password',
+    keywords: ['-pass'],
+    // openssl's `-passin pass:…` / `-passout pass:…` / `-pass pass:…`.
+    pattern: rx(String.raw`-pass(?:in|out)?[ \t]+pass:${CLI_VALUE}`, 'd'),
+    accept: plausibleSecretValue,
+  },
+  {
+    id: 'password-phrase',
+    keywords: [
+      'password',
+      'passwd',
+      'passphrase',
+      'passcode',
+      'pwd',
+      'pw ',
+      'secret',
+      'token',
+      'api key',
+      'api_key',
+      'apikey',
+    ],
+    // Prose: "the password is hunter2", "my GitHub token was ghx…", "password for the db: S3cret!".
+    pattern: rx(
+      String.raw`(?<![A-Za-z])(?:pass(?:word|wd|phrase|code)|pwd|pw|secret|token|api[ _]?key)(?:[ \t]+(?:for|of|to|on)[ \t]+(?:the[ \t]+|my[ \t]+|our[ \t]+)?[\w.@/-]{1,40})?[ \t]*(?:(?:is|was|are|=|:)(?:[ \t]+(?:now|still|set[ \t]+to|just))?|(?:set|changed|reset)[ \t]+to)[ \t]*:?[ \t]*(?:"(?<secret1>[^"\r\n]{4,100})"|'(?<secret2>[^'\r\n]{4,100})'|\x60(?<secret3>[^\x60\r\n]{4,100})\x60|(?<secret4>(?:[^\s"'\x60,;&|<>(){}\[\]]|&(?![A-Za-z_][\w.-]*=)){4,100}))`,
+      'id',
+    ),
+    accept: (value, match, text) => plausiblePhraseValue(value) && !insideUrl(match, text),
+  },
+  {
+    id: 'password-phrase',
+    keywords: [
+      'パスワード',
+      '暗証番号',
+      '秘密鍵',
+      '秘密',
+      'シークレット',
+      'トークン',
+      'apiキー',
+      'api キー',
+      'アクセスキー',
+      'パスフレーズ',
+    ],
+    // 「パスワードは hunter2 です」「パスワード：S3cret!」「トークンを abc… に変えた」: the value is the ASCII run
+    // after the particle or colon.
+    pattern: rx(
+      String.raw`(?:パスワード|暗証番号|秘密鍵|秘密|シークレット|トークン|api[ ]?キー|アクセスキー|パスフレーズ)(?:[ \t　]*(?:は|が|を|も|：|:|=|＝)[ \t　]*)+(?:[「『"'\x60“][ \t]*)?(?<secret>[\x21-\x7e]{4,100}?)(?=[」』"'\x60”]|[\s　]|[^\x21-\x7e]|$)`,
+      'id',
+    ),
+    accept: (value) => plausibleSecretValue(value) && !/^[.,;:!?)\]]/.test(value),
+  },
 ];
 
+/** Everything the redactor runs: our rules first (they name the marker when two start at one place),
+ * then gitleaks' provider rules. */
+export const SECRET_RULES: readonly SecretRule[] = [...OWN_RULES, ...gitleaksRules()];
+
 /** The ids a marker can carry. */
-export const SECRET_RULE_IDS: readonly string[] = SECRET_RULES.map((r) => r.id);
+export const SECRET_RULE_IDS: readonly string[] = [...new Set(SECRET_RULES.map((r) => r.id))];
+export const OWN_RULE_IDS: readonly string[] = [...new Set(OWN_RULES.map((r) => r.id))];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createRedactor, redactionMarker, type Finding } from '../../src/render/redact.ts';
-import { SECRET_RULE_IDS } from '../../src/render/secret-rules.ts';
+import { OWN_RULE_IDS, SECRET_RULE_IDS } from '../../src/render/secret-rules.ts';
 
 // Fake secrets are assembled at run time (prefix + deterministic filler) so that this file holds no
 // literal that GitHub push protection or a secret scanner would flag.
@@ -312,6 +312,48 @@ const SAMPLES: Sample[] = [
     rule: 'password-assignment',
   },
   { name: 'Ruby hash rocket', context: ':secret_key_base => "%s"', secret: fill(HEX, 64), rule: 'password-assignment' },
+  {
+    name: 'Azure SAS signature',
+    context: 'https://acct.blob.core.windows.net/c/f.txt?sv=2022-11-02&ss=b&srt=o&sp=r&se=2026-01-01T00:00:00Z&sig=%s',
+    secret: `${fill(ALNUM, 20)}%2B${fill(ALNUM, 22)}%3D`,
+    rule: 'azure-sas-token',
+  },
+  {
+    name: 'Discord bot token',
+    context: 'client.login("%s")',
+    secret: `${Buffer.from('112233445566778899').toString('base64')}.${fill(ALNUM, 6)}.${fill(ALNUM + '-_', 38)}`,
+    rule: 'discord-bot-token',
+  },
+  {
+    name: 'Telegram bot token',
+    context: 'curl https://api.telegram.org/bot%s/getMe',
+    secret: join('123456789', ':AA', fill(ALNUM + '-_', 33)),
+    rule: 'telegram-bot-token',
+  },
+  { name: 'PGPASSWORD', context: 'PGPASSWORD=%s psql -h db -U app', secret: 'xK9!mQ2pL', rule: 'cli-password' },
+  { name: 'mysql -p', context: 'mysql -h db -uroot -p%s shop < dump.sql', secret: 'S3cr3tPw', rule: 'cli-password' },
+  { name: 'sshpass -p', context: "sshpass -p '%s' ssh pi@10.0.0.2", secret: 'rasp berry9', rule: 'cli-password' },
+  {
+    name: 'curl -u',
+    context: 'curl -u %s https://api.example.com/v1',
+    secret: 'admin:Adm1nPass',
+    rule: 'cli-password',
+  },
+  {
+    name: 'password in prose',
+    context: 'The password is %s, do not share it.',
+    secret: 'Tr0ub4dor&3',
+    rule: 'password-phrase',
+  },
+  { name: 'password in Japanese prose', context: 'パスワードは%sです', secret: 'hunter2x', rule: 'password-phrase' },
+  { name: 'password after a Japanese colon', context: 'パスワード：%s\n', secret: 'K7#pq!w9', rule: 'password-phrase' },
+  { name: 'value starting with %', context: 'DB_PASSWORD=%s', secret: '%Tr0ub4dor', rule: 'password-assignment' },
+  {
+    name: 'AWS secret key in a sentence',
+    context: 'My AWS secret access key is %s if you need it',
+    secret: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYzEXAMPLEK1',
+    rule: 'aws-secret-key',
+  },
 ];
 
 const NEAR_MISSES: string[] = [
@@ -354,6 +396,14 @@ const NEAR_MISSES: string[] = [
   'The PRIVATE KEY must never be committed.',
   'Bearer tokens are short-lived. Authorization: Bearer ${TOKEN}',
   'lodash@4.17.21 @types/node@20.19.0',
+  'The password reset flow sends a link. The token count is 1200. The secret is in the vault.',
+  'Your password is incorrect. The API key is stored in .env and the token was expired.',
+  'パスワードを入力してください。パスワードは変更済みです。秘密鍵は ~/.ssh にあります。',
+  'PWD=/home/alice/work/app OLDPWD=/home/alice',
+  'mkdir -p build && mysql -p shop && docker login -u alice',
+  'password: %(db_password)s and token=%TOKEN% and secret=$API_SECRET',
+  `integrity sha512-${fill(B64, 86)}== and sig=abc`,
+  'ask the task desk; want content and code, not this',
 ];
 
 const sampleText = (s: Sample): string => s.context.replace('%s', s.secret);
@@ -364,7 +414,7 @@ describe('createRedactor', () => {
   const redactor = createRedactor();
 
   it('has a sample for every rule', () => {
-    expect(new Set(SAMPLES.map((s) => s.rule))).toEqual(new Set(SECRET_RULE_IDS));
+    expect(new Set([...SAMPLES.map((s) => s.rule), 'twilio-api-secret'])).toEqual(new Set(OWN_RULE_IDS));
   });
 
   it.each(SAMPLES.map((s) => [s.name, s] as const))('redacts %s', (_name, sample) => {
@@ -444,7 +494,7 @@ describe('createRedactor', () => {
   });
 
   it('can leave rules out', () => {
-    const only = createRedactor({ disable: ['password-assignment'] });
+    const only = createRedactor({ disable: ['password-assignment', 'password-phrase'] });
     expect(only.redact('password=hunter2hunter2').findings).toEqual([]);
     expect(only.redact(`x ${join('AK', 'IA', fill(UPPER, 16))}`).text).toBe('x [REDACTED:aws-access-key]');
   });
@@ -470,18 +520,32 @@ describe('createRedactor', () => {
     );
   });
 
+  it('redacts a Twilio key with its secret, and Postman and Vault tokens (gitleaks rules and ours)', () => {
+    const sid = join('S', 'K', fill(HEX, 32));
+    const secret = fill(ALNUM, 32);
+    const pair = redactor.redact(`TWILIO key ${sid} secret ${secret}`);
+    expect(pair.text).toBe('TWILIO key [REDACTED:twilio-api-key] secret [REDACTED:twilio-api-secret]');
+    const postman = join('PM', 'AK-', fill(HEX, 24), '-', fill(HEX, 34));
+    expect(redactor.redact(`postman ${postman} ok`).text).toBe('postman [REDACTED:postman-api-token] ok');
+    const vault = join('hv', 's.', fill(ALNUM, 24));
+    expect(redactor.redact(`export VAULT=${vault}`).text).toBe('export VAULT=[REDACTED:vault-token]');
+  });
+
   it('redacts a 2 MB mixed transcript exactly', () => {
     const blocks: string[] = [];
     const expected: string[] = [];
     const markers = new Map<string, number>();
     let planted = 0;
-    for (let i = 0; blocks.join('\n').length < 2_000_000; i++) {
+    let length = 0;
+    for (let i = 0; length < 2_000_000; i++) {
       const nearMiss = NEAR_MISSES[i % NEAR_MISSES.length]!;
       blocks.push(nearMiss);
       expected.push(nearMiss);
+      length += nearMiss.length + 1;
       if (i % 3 === 0) {
         const sample = SAMPLES[(i / 3) % SAMPLES.length]!;
         blocks.push(sampleText(sample));
+        length += sampleText(sample).length + 1;
         expected.push(sampleExpected(sample));
         markers.set(sample.rule, (markers.get(sample.rule) ?? 0) + 1);
         planted++;
