@@ -2,7 +2,7 @@ import type { Session, SessionSummary } from '../model/session.ts';
 import { SOURCE_LABELS } from '../model/labels.ts';
 import { type ThreadPlace, type ViewItem, buildSessionView } from '../site/session-view.ts';
 import type { ToolInputView } from '../site/tool-view.ts';
-import { plainTitle } from '../site/title.ts';
+import { plainTitle } from '../model/title.ts';
 import { tz } from '@date-fns/tz';
 import { format } from 'date-fns';
 

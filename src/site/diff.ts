@@ -128,5 +128,5 @@ const LINE_CLASS = { '+': 'dl dl-add', '-': 'dl dl-del', '@': 'dl dl-hunk', ' ':
 export function diffHtml(lines: DiffLine[]): string {
   return lines
     .map((l) => `<span class="${LINE_CLASS[l.op]}">${escapeHtml(l.op === '@' ? l.text : `${l.op}${l.text}`)}</span>`)
-    .join('\n');
+    .join('');
 }

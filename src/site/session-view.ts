@@ -413,7 +413,7 @@ export interface TocEntry {
 }
 
 /** The table of contents of one page: its prompts, each with the tools used until the next. */
-export function tableOfContents(items: ViewItem[]): TocEntry[] {
+export function tableOfContents(items: ViewItem[], firstPage = true): TocEntry[] {
   const entries: TocEntry[] = [];
   const counts: Map<string, number>[] = [];
   let current: Map<string, number> | undefined;
@@ -430,7 +430,11 @@ export function tableOfContents(items: ViewItem[]): TocEntry[] {
       counts.push((current = new Map()));
     } else if (item.kind === 'tool') {
       if (!current) {
-        entries.push({ text: 'Continued from the previous page', timestamp: item.timestamp, tools: [] });
+        entries.push({
+          text: firstPage ? 'Before the first prompt' : 'Continued from the previous page',
+          timestamp: item.timestamp,
+          tools: [],
+        });
         counts.push((current = new Map()));
       }
       current.set(item.call.name, (current.get(item.call.name) ?? 0) + 1);
