@@ -45,6 +45,9 @@ interface PageState {
   prompts?: number;
   /** The response the previous message belonged to (its lines stay together). */
   response?: string;
+  /** Messages and characters since the latest prompt: a prompt is cut inside only when it alone is too long. */
+  promptMessages?: number;
+  promptChars?: number;
 }
 
 /**
@@ -74,8 +77,20 @@ export class PageBreaker {
           hasStep: state.hasStep ?? true,
           prompts: state.prompts ?? 0,
           response: state.response,
+          promptMessages: state.promptMessages ?? state.sizes.length,
+          promptChars: state.promptChars ?? state.chars,
         }
-      : { starts: [0], promptsBefore: [0], sizes: [], chars: 0, open: {}, hasStep: false, prompts: 0 };
+      : {
+          starts: [0],
+          promptsBefore: [0],
+          sizes: [],
+          chars: 0,
+          open: {},
+          hasStep: false,
+          prompts: 0,
+          promptMessages: 0,
+          promptChars: 0,
+        };
   }
 
   add(m: NormalizedMessage, index: number): void {
@@ -102,8 +117,15 @@ export class PageBreaker {
     const n = size(m);
     s.sizes.push(n);
     s.chars += n;
+    if (kind === 'prompt') {
+      s.promptMessages = 0;
+      s.promptChars = 0;
+    }
+    s.promptMessages += 1;
+    s.promptChars += n;
     if (s.sizes.length <= PAGE_MESSAGES && s.chars <= PAGE_CHARS) return;
-    const next = s.prompt ?? s.step;
+    const longPrompt = s.promptMessages > PAGE_MESSAGES || s.promptChars > PAGE_CHARS;
+    const next = s.prompt ?? (longPrompt ? s.step : undefined);
     // No place to break yet: a page grows past its bound rather than split a call from its result, up to twice.
     if (!next && s.sizes.length <= 2 * PAGE_MESSAGES && s.chars <= 2 * PAGE_CHARS) return;
     const at = next ?? { index, prompts: s.prompts - (kind === 'prompt' ? 1 : 0) };
