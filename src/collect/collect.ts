@@ -116,7 +116,9 @@ async function collectLocked(data: DataDir, options: CollectOptions): Promise<Co
         collectedAt: now,
         bodyPath: (sessionId) => data.bodyPath(source.id, sessionId),
         resumePath: (sessionId) => data.resumePath(source.id, sessionId),
-        isArchived: (sessionId) => previous.has(`${source.id}/${sessionId}`),
+        // A partial read (the main transcript gone) must not replace an archived whole session; one that never
+        // had a main transcript (only subagent files) is replaced as its files grow.
+        isArchived: (sessionId) => hadMainTranscript(previous.get(`${source.id}/${sessionId}`)),
       },
       stamp: async (file) => {
         const stamp = fileStamp(file);
@@ -180,7 +182,7 @@ async function collectLocked(data: DataDir, options: CollectOptions): Promise<Co
         if (item.kind === 'prepared') {
           // Read, summarized and written by a worker thread (see SourceContext.prepared).
           const id = item.summary.id;
-          if (!item.partial) seen.add(id);
+          if (!item.partial || !hadMainTranscript(previous.get(id))) seen.add(id);
           if (!item.written) continue;
           record(item.summary);
           report.sessions += 1;
@@ -189,8 +191,8 @@ async function collectLocked(data: DataDir, options: CollectOptions): Promise<Co
         }
         const id = `${source.id}/${item.session.sessionId}`;
         const archived = previous.get(id);
-        if (!item.session.partial) seen.add(id);
-        if (item.session.partial && archived) continue; // the archive has the full session; keep it
+        if (!item.session.partial || !hadMainTranscript(archived)) seen.add(id);
+        if (item.session.partial && hadMainTranscript(archived)) continue; // the archive has the full session; keep it
         const summary = summarize(item.session, data.bodyPath(source.id, item.session.sessionId), now);
         summary.fileStamps = stampsOf(summary.files);
         await data.writeBody({ summary, session: item.session });
@@ -225,6 +227,12 @@ async function collectLocked(data: DataDir, options: CollectOptions): Promise<Co
     for (const body of movedBodies) if (!referenced.has(body)) await data.removeBody(body);
   }
   return { sources: reports, totalSessions: current.size, archivedOnly, warnings };
+}
+
+/** Whether an archived session was read with its main transcript (not only from subagent files): only then
+ * does a later read without it mean the transcript was deleted. */
+function hadMainTranscript(entry: { files: string[] } | undefined): boolean {
+  return entry !== undefined && entry.files.some((f) => !/(^|[\\/])agent-[^\\/]*\.jsonl$/.test(f));
 }
 
 function promptKey(p: HistoryPrompt): string {

@@ -32,6 +32,10 @@ export function summaryOf(session: Session, totals: SessionTotals, body: string,
     stats: totals.stats,
     prompts: totals.prompts,
     body,
+    ...(totals.activeMs > 0 ? { activeMs: totals.activeMs } : {}),
     ...(totals.pageStarts.length > 1 ? { pageStarts: totals.pageStarts } : {}),
+    ...(totals.pageStarts.length > 1 && totals.pagePrompts?.length === totals.pageStarts.length
+      ? { pagePrompts: totals.pagePrompts }
+      : {}),
   };
 }

@@ -110,6 +110,10 @@ export interface SessionSummary {
   body: string;
   /** Main-thread message index where each page of the session page starts (absent: one page). */
   pageStarts?: number[];
+  /** Real prompts before each page start, parallel to pageStarts (absent: one page, or an older archive). */
+  pagePrompts?: number[];
+  /** Active time in ms: the sum of gaps under five minutes between main-thread messages (absent: older archive). */
+  activeMs?: number;
 }
 
 /** A prompt from a prompt-history file (Claude `history.jsonl`, Codex `history.jsonl`). */

@@ -69,11 +69,66 @@ function getPurifier(): DOMPurify {
 const LINK_ATTRIBUTES = 'rel="nofollow noopener noreferrer" target="_blank"';
 const SAFE_LANGUAGE = /^[\w+-]*$/;
 
+/** Raw HTML tags kept as formatting when they carry no attributes; any other raw HTML is shown as text. */
+const HARMLESS_TAGS = new Set([
+  'b',
+  'i',
+  'em',
+  'strong',
+  'u',
+  'br',
+  'code',
+  'kbd',
+  'sub',
+  'sup',
+  'del',
+  's',
+  'p',
+  'hr',
+  'pre',
+  'ul',
+  'ol',
+  'li',
+  'blockquote',
+  'details',
+  'summary',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+]);
+
+function escapeText(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+/** Whether raw HTML is only attribute-less formatting tags (and text between them). */
+function harmlessHtml(html: string): boolean {
+  const tags = html.match(/<[^>]*>?/g) ?? [];
+  return tags.every((tag) => {
+    const m = /^<\/?([a-z][a-z0-9]*)\s*\/?>$/i.exec(tag);
+    return m !== null && HARMLESS_TAGS.has(m[1]!.toLowerCase());
+  });
+}
+
 const marked = new Marked({
   gfm: true,
   breaks: false,
   async: false,
   renderer: {
+    // Raw HTML in a message is shown as the text it is, unless it is plain formatting (the sanitizer still runs).
+    html(token: Tokens.HTML | Tokens.Tag): string {
+      if (harmlessHtml(token.text)) return token.text;
+      const text = escapeText(token.text);
+      return 'block' in token && token.block ? `<pre><code>${text}</code></pre>\n` : `<code>${text}</code>`;
+    },
+    // Images are never loaded from a transcript: a placeholder says one was there.
+    image(token: Tokens.Image): string {
+      const alt = token.text ? `: ${token.text}` : '';
+      return `<code>[image${escapeText(alt)} ${escapeText(token.href)}]</code>`;
+    },
     // What the sanitizer's hook does to a link, done by marked for the links it writes itself.
     link(token: Tokens.Link): string {
       const html = Renderer.prototype.link.call(this, token);

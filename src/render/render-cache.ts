@@ -4,7 +4,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 
 /** Bump when the Markdown renderer or the sanitizer's allow-list changes: cached HTML is then re-made. */
-export const RENDER_VERSION = 3;
+export const RENDER_VERSION = 4;
 
 export function renderKey(markdown: string): string {
   return hash('sha256', `${RENDER_VERSION}\u0000${markdown}`, 'base64url');

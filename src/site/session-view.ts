@@ -1,55 +1,71 @@
 import type { MessageSegment, NormalizedMessage, TokenUsage, ToolCall } from '../model/message.ts';
 import type { Session, SubagentThread } from '../model/session.ts';
+import { type ToolInputView, type ToolOutputView, toolInputView, toolOutputView } from './tool-view.ts';
 
 /** What a session page shows, in order: built from the normalized messages, source-agnostic. */
 
-export type ViewItem =
-  | {
-      kind: 'prompt';
-      id: string;
-      timestamp: string;
-      estimated: boolean;
-      text: string;
-      images: MessageSegment[];
-      queued: boolean;
-    }
-  | {
-      kind: 'answer';
-      id: string;
-      timestamp: string;
-      estimated: boolean;
-      segments: MessageSegment[];
-      model?: string;
-      usage?: TokenUsage;
-      responseId?: string;
-    }
-  | {
-      kind: 'tool';
-      id: string;
-      timestamp: string;
-      estimated: boolean;
-      call: ToolCall;
-      /** Characters of the input cut for the page (the data keeps everything). */
-      inputTruncated?: number;
-      headline: string;
-      usage?: TokenUsage;
-      result?: ResultView;
-      subagents: ThreadView[];
-    }
-  | { kind: 'result'; id: string; timestamp: string; estimated: boolean; result: ResultView }
-  | { kind: 'divider'; id: string; timestamp: string; estimated: boolean; label: string; detail?: string }
-  | {
-      kind: 'notice';
-      id: string;
-      timestamp: string;
-      estimated: boolean;
-      tone: 'command' | 'output' | 'interrupt' | 'error' | 'info' | 'summary' | 'injected';
-      label: string;
-      text: string;
-      html?: string;
-      collapsed: boolean;
-    }
-  | { kind: 'hidden'; id: string; timestamp: string; estimated: boolean; count: number; types: string[] };
+/** What every item has: where it is, and the background events folded into it. */
+interface ItemBase {
+  id: string;
+  timestamp: string;
+  estimated: boolean;
+  /** Main-thread index of the item's first message (absent in subagent threads). */
+  index?: number;
+  /** Main-thread indexes of the other messages shown in this item (a result, streamed lines, folded events). */
+  more?: number[];
+  /** Background events (snapshots, hooks, progress…) that came with this step. */
+  background?: { count: number; types: string[] };
+}
+
+export type ViewItem = ItemBase &
+  (
+    | {
+        kind: 'prompt';
+        /** 1-based number of this real prompt in the session (absent when unknown, as in subagent threads). */
+        ordinal?: number;
+        text: string;
+        images: MessageSegment[];
+        queued: boolean;
+      }
+    | {
+        kind: 'answer';
+        segments: MessageSegment[];
+        model?: string;
+        usage?: TokenUsage;
+        responseId?: string;
+      }
+    | {
+        kind: 'tool';
+        call: ToolCall;
+        input: ToolInputView;
+        /** Characters of the input cut for the page (the data keeps everything). */
+        inputTruncated?: number;
+        headline: string;
+        usage?: TokenUsage;
+        result?: ResultView;
+        subagents: ThreadView[];
+      }
+    | { kind: 'result'; result: ResultView }
+    | { kind: 'divider'; label: string; detail?: string }
+    | {
+        kind: 'notice';
+        tone: 'command' | 'output' | 'interrupt' | 'error' | 'info' | 'summary' | 'injected';
+        label: string;
+        text: string;
+        html?: string;
+        collapsed: boolean;
+      }
+    | {
+        kind: 'command';
+        /** `/init`, `/model opus`… */
+        command: string;
+        /** The text the command sent to the model (collapsed), and what it printed. */
+        expanded: string[];
+        output: string[];
+      }
+    | { kind: 'context'; parts: { label: string; text: string }[] }
+    | { kind: 'hidden'; count: number; types: string[] }
+  );
 
 export interface ResultView {
   id: string;
@@ -59,6 +75,7 @@ export interface ResultView {
   /** Characters cut from `output` for the page (the data keeps everything). */
   truncated: number;
   images: MessageSegment[];
+  view: ToolOutputView;
 }
 
 export interface ThreadView {
@@ -112,22 +129,38 @@ function textOf(m: NormalizedMessage): string {
     .join('\n\n');
 }
 
-function resultView(m: NormalizedMessage): ResultView {
+function resultView(m: NormalizedMessage, call?: ToolCall): ResultView {
   const output = m.tool_call?.output ?? '';
   const cut = output.length > OUTPUT_PREVIEW_CHARS ? output.length - OUTPUT_PREVIEW_CHARS : 0;
+  const shown = cut ? output.slice(0, OUTPUT_PREVIEW_CHARS) : output;
   return {
     id: m.id,
     status: m.tool_call?.status ?? 'completed',
     name: m.tool_call?.name ?? 'unknown',
-    output: cut ? output.slice(0, OUTPUT_PREVIEW_CHARS) : output,
+    output: shown,
     truncated: cut,
     images: m.segments.filter((s) => s.type === 'image'),
+    view: toolOutputView(call, shown, m.tool_call?.output_json, m.metadata),
   };
 }
 
-export function buildThreadView(messages: NormalizedMessage[], subagents: SubagentThread[] = []): ViewItem[] {
+/** Where a thread's messages are in the session: main-thread index of the first, real prompts before it. */
+export interface ThreadPlace {
+  firstIndex: number;
+  promptsBefore?: number;
+}
+
+export function buildThreadView(
+  messages: NormalizedMessage[],
+  subagents: SubagentThread[] = [],
+  place?: ThreadPlace,
+): ViewItem[] {
   const results = new Map<string, NormalizedMessage>();
-  for (const m of messages) if (m.source_type === 'tool_result') results.set(m.id, m);
+  const indexOf = new Map<string, number>();
+  messages.forEach((m, i) => {
+    if (m.source_type === 'tool_result') results.set(m.id, m);
+    if (place) indexOf.set(m.id, place.firstIndex + i);
+  });
   const linkedResults = new Set<string>();
   const subagentsByCall = new Map<string, SubagentThread[]>();
   for (const agent of subagents) {
@@ -137,27 +170,39 @@ export function buildThreadView(messages: NormalizedMessage[], subagents: Subage
     subagentsByCall.set(agent.parentCallId, list);
   }
   const nestedAgents = new Set<SubagentThread>();
+  let prompts = place?.promptsBefore;
 
   const items: ViewItem[] = [];
   const base = (m: NormalizedMessage) => ({
     id: m.id,
     timestamp: m.timestamp,
     estimated: m.timestamp_estimated === true,
+    ...(place ? { index: indexOf.get(m.id) } : {}),
   });
-  let hidden: Extract<ViewItem, { kind: 'hidden' }> | undefined;
-  const hide = (m: NormalizedMessage) => {
+  const alsoShows = (item: ViewItem, m: NormalizedMessage) => {
+    const index = indexOf.get(m.id);
+    if (index !== undefined && index !== item.index) (item.more ??= []).push(index);
+  };
+  // Background events fold into the step before them (or, at the top of a page, the first step after).
+  let pending: NormalizedMessage[] = [];
+  const fold = (item: ViewItem, m: NormalizedMessage) => {
     const type = String(m.metadata?.subtype ?? m.raw.event_type);
-    if (!hidden) {
-      hidden = { kind: 'hidden', ...base(m), count: 0, types: [] };
-      items.push(hidden);
-    }
-    hidden.count += 1;
-    if (!hidden.types.includes(type)) hidden.types.push(type);
+    const bg = (item.background ??= { count: 0, types: [] });
+    bg.count += 1;
+    if (!bg.types.includes(type)) bg.types.push(type);
+    alsoShows(item, m);
+  };
+  const hide = (m: NormalizedMessage) => {
+    const last = items[items.length - 1];
+    if (last) fold(last, m);
+    else pending.push(m);
   };
   const show = (item: ViewItem) => {
-    hidden = undefined;
     items.push(item);
+    for (const m of pending) fold(item, m);
+    pending = [];
   };
+  const last = () => items[items.length - 1];
 
   for (const m of messages) {
     const kind = m.metadata?.kind;
@@ -167,19 +212,23 @@ export function buildThreadView(messages: NormalizedMessage[], subagents: Subage
       const agents = subagentsByCall.get(m.tool_call.call_id) ?? [];
       agents.forEach((a) => nestedAgents.add(a));
       const input = m.tool_call.arguments ?? '';
-      show({
+      const call =
+        input.length > OUTPUT_PREVIEW_CHARS
+          ? { ...m.tool_call, arguments: input.slice(0, OUTPUT_PREVIEW_CHARS) }
+          : m.tool_call;
+      const item: ViewItem = {
         kind: 'tool',
         ...base(m),
-        call:
-          input.length > OUTPUT_PREVIEW_CHARS
-            ? { ...m.tool_call, arguments: input.slice(0, OUTPUT_PREVIEW_CHARS) }
-            : m.tool_call,
+        call,
+        input: toolInputView(input.length > OUTPUT_PREVIEW_CHARS ? call : m.tool_call),
         inputTruncated: Math.max(0, input.length - OUTPUT_PREVIEW_CHARS),
         headline: toolHeadline(m.tool_call),
         usage: m.metadata?.usage,
-        result: resultMessage ? resultView(resultMessage) : undefined,
+        result: resultMessage ? resultView(resultMessage, m.tool_call) : undefined,
         subagents: agents.map(threadView),
-      });
+      };
+      if (resultMessage) alsoShows(item, resultMessage);
+      show(item);
       continue;
     }
     if (m.source_type === 'tool_result') {
@@ -189,22 +238,28 @@ export function buildThreadView(messages: NormalizedMessage[], subagents: Subage
     }
     switch (kind) {
       case 'prompt':
+        if (prompts !== undefined) prompts += 1;
         show({
           kind: 'prompt',
           ...base(m),
+          ...(prompts !== undefined ? { ordinal: prompts } : {}),
           text: textOf(m),
           images: m.segments.filter((s) => s.type === 'image'),
           queued: m.segments.some((s) => s.format === 'queued_command'),
         });
         break;
       case 'response': {
-        if (m.segments.length === 0 && !m.metadata?.usage) break;
+        if (m.segments.length === 0 && !m.metadata?.usage) {
+          hide(m);
+          break;
+        }
         // Streamed lines of one response (thinking, then text…) read as one answer.
-        const previous = items[items.length - 1];
+        const previous = last();
         const responseId = m.metadata?.response_id;
         if (previous?.kind === 'answer' && responseId && previous.responseId === responseId) {
           previous.segments = [...previous.segments, ...m.segments];
           previous.usage ??= m.metadata?.usage;
+          alsoShows(previous, m);
           break;
         }
         show({
@@ -240,11 +295,24 @@ export function buildThreadView(messages: NormalizedMessage[], subagents: Subage
         });
         break;
       case 'command':
-        show({ kind: 'notice', ...base(m), tone: 'command', label: 'Command', text: textOf(m), collapsed: false });
+        show({ kind: 'command', ...base(m), command: textOf(m).trim(), expanded: [], output: [] });
         break;
-      case 'command_output':
-        show({ kind: 'notice', ...base(m), tone: 'output', label: 'Command output', text: textOf(m), collapsed: true });
+      case 'command_output': {
+        const previous = last();
+        if (previous?.kind === 'command') {
+          previous.output.push(textOf(m));
+          alsoShows(previous, m);
+        } else
+          show({
+            kind: 'notice',
+            ...base(m),
+            tone: 'output',
+            label: 'Command output',
+            text: textOf(m),
+            collapsed: true,
+          });
         break;
+      }
       case 'interrupt':
         show({
           kind: 'notice',
@@ -258,20 +326,25 @@ export function buildThreadView(messages: NormalizedMessage[], subagents: Subage
       case 'api_error':
         show({ kind: 'notice', ...base(m), tone: 'error', label: 'API error', text: textOf(m), collapsed: false });
         break;
-      case 'injected':
-        if (m.segments.length > 0 && textOf(m).trim()) {
-          show({
-            kind: 'notice',
-            ...base(m),
-            tone: 'injected',
-            label: 'Injected context',
-            text: textOf(m),
-            collapsed: true,
-          });
-        } else hide(m);
+      case 'injected': {
+        const text = textOf(m).trim();
+        if (!text) {
+          hide(m);
+          break;
+        }
+        const previous = last();
+        // A slash command's expanded text comes right after it, as injected text.
+        if (previous?.kind === 'command' && previous.output.length === 0 && !isCaveat(text)) {
+          previous.expanded.push(text);
+          alsoShows(previous, m);
+        } else if (previous?.kind === 'context') {
+          previous.parts.push({ label: contextLabel(m, text), text });
+          alsoShows(previous, m);
+        } else show({ kind: 'context', ...base(m), parts: [{ label: contextLabel(m, text), text }] });
         break;
+      }
       default:
-        if (m.role === 'system' && m.segments.length > 0) {
+        if (m.role === 'system' && m.segments.length > 0 && textOf(m).trim()) {
           show({
             kind: 'notice',
             ...base(m),
@@ -283,23 +356,92 @@ export function buildThreadView(messages: NormalizedMessage[], subagents: Subage
         } else hide(m);
     }
   }
+  if (pending.length > 0) {
+    // A page of background events only (a session that has nothing else).
+    const first = pending[0]!;
+    const types = [...new Set(pending.map((m) => String(m.metadata?.subtype ?? m.raw.event_type)))];
+    items.push({ kind: 'hidden', ...base(first), count: pending.length, types });
+  }
   const loose = subagents.filter((a) => !nestedAgents.has(a));
-  if (loose.length > 0 && items.length > 0) {
-    // Subagents whose spawning call is unknown still belong to the session: shown at the end.
-    const last = items[items.length - 1]!;
-    for (const agent of loose) {
-      items.push({
-        kind: 'tool',
-        id: `${agent.agentId}-thread`,
-        timestamp: agent.messages[0]?.timestamp ?? last.timestamp,
-        estimated: false,
-        call: { call_id: '', name: agent.agentType === 'compaction' ? 'Compaction' : 'Subagent', status: 'completed' },
-        headline: agent.description ?? agent.agentId,
-        subagents: [threadView(agent)],
-      });
-    }
+  // Subagents whose spawning call is unknown still belong to the session: shown at the end (or alone, when
+  // the session is made only of subagent files).
+  for (const agent of loose) {
+    const at = agent.messages[0]?.timestamp ?? last()?.timestamp ?? '';
+    const call: ToolCall = {
+      call_id: '',
+      name: agent.agentType === 'compaction' ? 'Compaction' : 'Subagent',
+      status: 'completed',
+    };
+    items.push({
+      kind: 'tool',
+      id: `${agent.agentId}-thread`,
+      timestamp: at,
+      estimated: false,
+      call,
+      input: { kind: 'task', agentType: agent.agentType, description: agent.description, prompt: '' },
+      headline: agent.description ?? agent.agentId,
+      subagents: [threadView(agent)],
+    });
   }
   return items;
+}
+
+function isCaveat(text: string): boolean {
+  return /^<local-command-caveat>|^Caveat: /.test(text);
+}
+
+/** A short name for one piece of injected context. */
+function contextLabel(m: NormalizedMessage, text: string): string {
+  const tag = /^<([a-z_-]+)[\s>]/i.exec(text)?.[1];
+  if (tag === 'system-reminder') return 'System reminder';
+  if (tag === 'local-command-caveat' || text.startsWith('Caveat: ')) return 'Caveat';
+  if (tag === 'environment_context') return 'Environment';
+  if (tag === 'user_instructions' || /^# AGENTS\.md/.test(text)) return 'AGENTS.md';
+  if (tag === 'task-notification') return 'Task notification';
+  if (tag) return tag.replace(/[_-]/g, ' ');
+  const subtype = m.metadata?.subtype;
+  return typeof subtype === 'string' && subtype ? subtype.replace(/_/g, ' ') : 'Context';
+}
+
+/** One line of a page's table of contents: a prompt (or the continuation of one from the page before). */
+export interface TocEntry {
+  ordinal?: number;
+  anchor?: string;
+  text: string;
+  timestamp?: string;
+  tools: [string, number][];
+}
+
+/** The table of contents of one page: its prompts, each with the tools used until the next. */
+export function tableOfContents(items: ViewItem[], firstPage = true): TocEntry[] {
+  const entries: TocEntry[] = [];
+  const counts: Map<string, number>[] = [];
+  let current: Map<string, number> | undefined;
+  for (const item of items) {
+    if (item.kind === 'prompt') {
+      const line = item.text.split('\n').find((l) => l.trim()) ?? '';
+      entries.push({
+        ordinal: item.ordinal,
+        anchor: item.ordinal !== undefined ? `p${item.ordinal}` : undefined,
+        text: line.length > 140 ? `${line.slice(0, 139)}…` : line || '(image)',
+        timestamp: item.timestamp,
+        tools: [],
+      });
+      counts.push((current = new Map()));
+    } else if (item.kind === 'tool') {
+      if (!current) {
+        entries.push({
+          text: firstPage ? 'Before the first prompt' : 'Continued from the previous page',
+          timestamp: item.timestamp,
+          tools: [],
+        });
+        counts.push((current = new Map()));
+      }
+      current.set(item.call.name, (current.get(item.call.name) ?? 0) + 1);
+    }
+  }
+  entries.forEach((e, i) => (e.tools = [...counts[i]!.entries()].sort(([, a], [, b]) => b - a)));
+  return entries;
 }
 
 function isLinkedLater(result: NormalizedMessage, messages: NormalizedMessage[]): boolean {
@@ -314,8 +456,11 @@ function threadView(agent: SubagentThread): ThreadView {
   return { agentId: agent.agentId, label, description: agent.description, items: buildThreadView(agent.messages) };
 }
 
-export function buildSessionView(session: Session): ViewItem[] {
-  return buildThreadView(session.messages, session.subagents);
+export function buildSessionView(
+  session: Session,
+  place: ThreadPlace = { firstIndex: 0, promptsBefore: 0 },
+): ViewItem[] {
+  return buildThreadView(session.messages, session.subagents, place);
 }
 
 /** One page of a long session: its slice of the main thread, with the subagents its calls spawned (and, on the
@@ -333,8 +478,21 @@ export function sessionPage(session: Session, starts: number[], page: number): S
   return { ...session, messages, subagents };
 }
 
-export function buildSessionPage(session: Session, starts: number[], page: number): ViewItem[] {
-  return buildSessionView(sessionPage(session, starts, page));
+export function buildSessionPage(
+  session: Session,
+  starts: number[],
+  page: number,
+  promptsBefore: number[] | undefined = starts.length <= 1 ? [0] : undefined,
+): ViewItem[] {
+  return buildSessionView(sessionPage(session, starts, page), pagePlace(starts, promptsBefore, page));
+}
+
+/** Where page `page` (1-based) starts in the main thread, and how many real prompts came before it. */
+export function pagePlace(starts: number[], promptsBefore: number[] | undefined, page: number): ThreadPlace {
+  return {
+    firstIndex: starts[page - 1] ?? 0,
+    promptsBefore: starts.length <= 1 ? 0 : promptsBefore?.[page - 1],
+  };
 }
 
 /**

@@ -60,7 +60,10 @@ export function shareSummaries(settings: ShareSettings, summaries: SessionSummar
   return chosen.map((s) => {
     const shared = shareSummary(s, opts).summary;
     shared.project = projectSlug(shared.cwd);
-    if (settings.single) delete shared.pageStarts;
+    if (settings.single) {
+      delete shared.pageStarts;
+      delete shared.pagePrompts;
+    }
     return shared;
   });
 }

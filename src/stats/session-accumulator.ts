@@ -49,7 +49,13 @@ interface ThreadState {
   firstAt?: string;
   lastAt?: string;
   models: string[];
+  /** Sum of the gaps under ACTIVE_GAP_MS between this thread's timed messages (absent in older states). */
+  activeMs?: number;
+  previousAt?: string;
 }
+
+/** Gaps between messages shorter than this count as active time; longer ones as the person away. */
+export const ACTIVE_GAP_MS = 5 * 60_000;
 
 export interface AccumulatorState {
   threads: Record<string, ThreadState>;
@@ -61,6 +67,10 @@ export interface SessionTotals {
   stats: SessionStats;
   prompts: PromptRef[];
   pageStarts: number[];
+  /** Real prompts before each page start (undefined when a resumed older state did not count them). */
+  pagePrompts?: number[];
+  /** Active time of the main thread: the sum of gaps under five minutes between its messages. */
+  activeMs: number;
   startedAt: string;
   endedAt: string;
   models: string[];
@@ -137,6 +147,13 @@ export class SessionAccumulator {
     const isMain = thread === MAIN_THREAD;
     const kind = m.metadata?.kind;
     if (m.role !== 'meta') t.shown += 1;
+    if (m.timestamp && !m.timestamp_estimated) {
+      if (t.previousAt) {
+        const gap = Date.parse(m.timestamp) - Date.parse(t.previousAt);
+        if (gap > 0 && gap < ACTIVE_GAP_MS) t.activeMs = (t.activeMs ?? 0) + gap;
+      }
+      if (!t.previousAt || m.timestamp > t.previousAt) t.previousAt = m.timestamp;
+    }
     if (m.timestamp) {
       if (!t.firstAt || m.timestamp < t.firstAt) t.firstAt = m.timestamp;
       if (!t.lastAt || m.timestamp > t.lastAt) t.lastAt = m.timestamp;
@@ -275,6 +292,8 @@ export class SessionAccumulator {
       stats,
       prompts: [...this.state.prompts],
       pageStarts: this.pages.starts(),
+      pagePrompts: this.pages.promptsBefore(),
+      activeMs: main.activeMs ?? 0,
       startedAt,
       endedAt,
       models: [...models].sort(),

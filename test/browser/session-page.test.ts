@@ -28,7 +28,9 @@ describe('a session page in Chromium', () => {
     await page.goto(`${server.url}/sessions/claude-code/${SESSION.A}/`);
 
     await expect(page.locator('h1').textContent()).resolves.toBe('Fix login redirect');
-    await expect(page.getByText('ログイン画面のリダイレクトを直してください。').isVisible()).resolves.toBe(true);
+    await expect(
+      page.locator('.thread').getByText('ログイン画面のリダイレクトを直してください。').isVisible(),
+    ).resolves.toBe(true);
     // The transcript's <img onerror> / <script> attempts never ran.
     expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
     expect(violations).toEqual([]);

@@ -110,7 +110,7 @@ describe('long sessions', () => {
     expect(first.querySelector('a[rel=next]')!.getAttribute('href')).toBe(
       `/sessions/claude-code/${SESSION_ID}/page/2/`,
     );
-    const output = first.querySelector('details.tool .io:last-of-type pre')!.textContent!;
+    const output = first.querySelector('details.tool .io-output .show-all pre')!.textContent!;
     expect(output.length).toBe(20_000);
     expect(first.querySelector('details.tool .note')!.textContent).toContain('30,002 more characters not shown');
 

@@ -29,20 +29,32 @@ describe('build over the fixture home', () => {
       /^Amazon Q \/ Kiro CLI: .*amazon-q\/data\.sqlite3, .*kiro-cli\/data\.sqlite3: 4 sessions$/m,
     );
     expect(site.stderr).toMatch(/^Codex CLI: .*fixtures\/home\/\.codex: 7 sessions, 5 history prompts, 3 warnings$/m);
-    // 10 days + 4 weeks + 4 projects + 17 sessions + index + stats
-    expect(site.stderr).toMatch(/Site: 37 pages in .* \(.*days in Asia\/Tokyo\)/);
+    // 10 days + 4 weeks + 4 projects + 17 sessions + index + stats + 404
+    expect(site.stderr).toMatch(/Site: 38 pages in .* \(.*days in Asia\/Tokyo\)/);
   });
 
   it('writes the routes of the contract', async () => {
     const days = (await fs.readdir(path.join(site.outDir, 'days'))).filter((d) => !d.endsWith('.md')).sort();
     // Amazon Q: B 03-10, C 03-12, D 03-14, A at the database mtime 03-20.
     expect(days).toEqual([...CLAUDE_DAYS, ...Q_DAYS]);
-    const sessions = (await fs.readdir(path.join(site.outDir, 'sessions', 'claude-code'))).sort();
+    const claude = await fs.readdir(path.join(site.outDir, 'sessions', 'claude-code'));
+    const sessions = claude.filter((d) => !d.endsWith('.md')).sort();
     expect(sessions).toEqual(Object.values(SESSION).sort());
-    const q = (await fs.readdir(path.join(site.outDir, 'sessions', 'amazon-q'))).map((id) => id[0]).sort();
+    // Each session's Markdown export beside its page.
+    expect(claude.filter((d) => d.endsWith('.md')).sort()).toEqual(
+      Object.values(SESSION)
+        .map((id) => `${id}.md`)
+        .sort(),
+    );
+    const q = (await fs.readdir(path.join(site.outDir, 'sessions', 'amazon-q')))
+      .filter((d) => !d.endsWith('.md'))
+      .map((id) => id[0])
+      .sort();
     expect(q).toEqual(['a', 'b', 'c', 'd']);
     // Codex: K1, K2, K3, K5 (K4 is its subagent), K6, L1, T1 (K7 holds no conversation).
-    const codex = (await fs.readdir(path.join(site.outDir, 'sessions', 'codex'))).sort();
+    const codex = (await fs.readdir(path.join(site.outDir, 'sessions', 'codex')))
+      .filter((d) => !d.endsWith('.md'))
+      .sort();
     expect(codex).toEqual([
       '019cb1a0-0001-7000-8000-000000000001',
       '019cb1a0-0002-7000-8000-000000000002',
@@ -129,7 +141,8 @@ describe('build over the fixture home', () => {
   it('never lets transcript HTML become markup: answers are sanitized, tool output is text', async () => {
     const html = await fs.readFile(path.join(site.outDir, 'sessions/claude-code', SESSION.A, 'index.html'), 'utf8');
     const doc = new JSDOM(html).window.document;
-    expect(doc.querySelectorAll('script').length).toBe(0);
+    // The page's only script is our own file (keyboard and copy buttons); nothing from the transcript.
+    expect([...doc.querySelectorAll('script')].map((s) => s.getAttribute('src'))).toEqual(['/session.js']);
     expect(html).not.toMatch(/onerror=/i);
     expect([...doc.querySelectorAll('img')].map((i) => i.getAttribute('src'))).toEqual([]);
     // The Read result contains "<script>alert(1)</script>" as text: it is shown, escaped.
@@ -215,6 +228,12 @@ describe('reports and statistics in the built site', () => {
       'All sources: simple 4, single tool 4, multi tool 5, incomplete 4',
     );
     expect(texts(patterns, 'table tbody th')).toEqual(['simple', 'single tool', 'multi tool', 'incomplete']);
-    expect(doc.querySelectorAll('script').length).toBe(0);
+    // Scripts are our own files only (keyboard, copy buttons, search); nothing inline, nothing from a transcript.
+    const scripts = [...doc.querySelectorAll('script')];
+    expect(scripts.length).toBeGreaterThan(0);
+    for (const script of scripts) {
+      expect(script.getAttribute('src')).toMatch(/^\/[\w./-]+\.js$/);
+      expect(script.textContent).toBe('');
+    }
   });
 });

@@ -2,6 +2,7 @@ import { createHash, type Hash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { DataDir } from '../../collect/data-dir.ts';
 import { summaryOf } from '../../collect/summarize.ts';
+import { plainText } from '../../model/title.ts';
 import { type BodyOut, MAIN_THREAD, type MessagePatch, ThreadAssembler } from '../../model/body.ts';
 import type { NormalizedMessage } from '../../model/message.ts';
 import type { Session, SessionSummary, SubagentThread } from '../../model/session.ts';
@@ -238,7 +239,7 @@ export async function streamSession(
   if (!included.some((t) => t?.talk)) return undefined;
 
   const totals = accumulator.result(subagents.map((s) => s.agentId));
-  const title = main?.title ?? oneLine(facts.firstPrompt ?? '');
+  const title = main?.title ?? oneLine(plainText(facts.firstPrompt ?? ''));
   const header: Session = {
     source: 'claude-code',
     sessionId: files.sessionId,

@@ -1,0 +1,38 @@
+import type { APIRoute, GetStaticPaths } from 'astro';
+import { idToPathSegment } from '../../../model/ids.ts';
+import type { SessionSummary } from '../../../model/session.ts';
+import { sessionMarkdown } from '../../../report/session-markdown.ts';
+import { siteIndexes } from '../../../site/collections.ts';
+import { loadSessionPage } from '../../../site/data.ts';
+import { pagePlace } from '../../../site/session-view.ts';
+import { shareSettings } from '../../../site/share-mode.ts';
+
+/** Each session as Markdown, beside its page: `/sessions/<source>/<id>.md`. */
+export const getStaticPaths: GetStaticPaths = async () => {
+  if (shareSettings()?.single) return [];
+  const { sessions } = await siteIndexes();
+  return sessions.map((summary) => ({
+    params: { source: summary.source, id: idToPathSegment(summary.sessionId) },
+    props: { summary },
+  }));
+};
+
+export const GET: APIRoute = async ({ props }) => {
+  const summary = (props as { summary: SessionSummary }).summary;
+  const { timeZone } = await siteIndexes();
+  const starts = summary.pageStarts ?? [0];
+  function* pages() {
+    for (let page = 1; page <= starts.length; page++)
+      yield { session: loadSessionPage(summary, page), place: pagePlace(starts, summary.pagePrompts, page) };
+  }
+  const encoder = new TextEncoder();
+  const chunks = sessionMarkdown(summary, pages(), { timeZone });
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      const next = chunks.next();
+      if (next.done) controller.close();
+      else controller.enqueue(encoder.encode(next.value));
+    },
+  });
+  return new Response(body, { headers: { 'Content-Type': 'text/markdown; charset=utf-8' } });
+};
