@@ -68,7 +68,7 @@ export function registerSessionTools(server: McpServer, logbook: Logbook, log: (
       let listed = 0;
       for (const r of rows) {
         const line =
-          `- ${r.name} (${r.cwd}) · ${r.sessions} sessions, ${formatNumber(r.prompts)} prompts · ` +
+          `- ${r.name}${r.cwd ? ` (${r.cwd})` : ''} · ${r.sessions} sessions, ${formatNumber(r.prompts)} prompts · ` +
           `${when(r.first, tz)} → ${when(r.last, tz)} · ${r.sources.map((s) => SOURCE_LABELS[s] ?? s).join(', ')}`;
         if (!budget.add(line)) break;
         listed += 1;
