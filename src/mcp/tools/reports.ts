@@ -12,6 +12,7 @@ import { inRange, parseDayInput, parseRange, parseWeekInput } from '../dates.ts'
 import { textResult } from '../errors.ts';
 import type { Logbook } from '../logbook.ts';
 import { requireProjects } from '../lookup.ts';
+import { lastActiveBefore } from '../describe.ts';
 import { day, DEFAULT_MAX_CHARS, maxChars, project, safely, source } from '../tool-kit.ts';
 
 const format = z
@@ -56,7 +57,7 @@ export function registerReportTools(server: McpServer, logbook: Logbook, log: (l
           ? `${JSON.stringify(fitted, null, 2)}\n`
           : `${dayMarkdown(report)}${sessions.length ? `\nSession ids (for get_session): ${sessions.join(', ')}\n` : ''}` +
             (report.totals.sessions + report.prompts.length === 0
-              ? `\nNo activity on ${date}.${report.previous ? ` The day before with activity: ${report.previous}.` : ''}\n`
+              ? `\nNo activity on ${date}.${lastActiveBefore(snapshot.days, date)}\n`
               : '');
       return textResult(fitLines(text, max, 'get_history_by_date has the same day page by page.'), {
         report: fitted,
