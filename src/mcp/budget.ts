@@ -13,6 +13,8 @@ export class Budget {
     readonly max: number,
     /** Kept free for the closing note. */
     private readonly reserve = Math.min(600, Math.floor(max / 4)),
+    /** Between blocks: a blank line between messages, a newline between the lines of a list. */
+    private readonly separator = '\n\n',
   ) {}
 
   get length(): number {
@@ -20,7 +22,7 @@ export class Budget {
   }
 
   private cost(text: string): number {
-    return (this.parts.length > 0 ? 2 : 0) + text.length;
+    return (this.parts.length > 0 ? this.separator.length : 0) + text.length;
   }
 
   /** Adds a block if it fits whole; false (nothing added) if not. */
@@ -35,7 +37,7 @@ export class Budget {
   /** Adds a block, cut to the room left when it does not fit whole; false only when not even a cut one fits. */
   addCut(text: string, note: (left: number) => string): boolean {
     if (this.add(text)) return true;
-    const room = this.max - this.reserve - this.used - (this.parts.length > 0 ? 2 : 0);
+    const room = this.max - this.reserve - this.used - (this.parts.length > 0 ? this.separator.length : 0);
     const sample = note(text.length);
     const keep = Math.max(0, room - sample.length - 1);
     const cut = `${text.slice(0, keep)}\n${note(text.length - keep)}`;
@@ -53,7 +55,8 @@ export class Budget {
 
   /** The answer with its closing note; cut hard at `max` should the note not fit (it always should). */
   finish(footer = ''): string {
-    const text = footer ? [...this.parts, footer].join('\n\n') : this.parts.join('\n\n');
+    const body = this.parts.join(this.separator);
+    const text = footer ? (body ? `${body}\n\n${footer}` : footer) : body;
     return text.length > this.max ? text.slice(0, this.max) : text;
   }
 }

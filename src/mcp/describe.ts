@@ -70,3 +70,10 @@ export function summaryJson(summary: SessionSummary, timeZone: string): Record<s
     archived: !summary.sourcePresent,
   };
 }
+
+/** " The last day with activity before it: …" (or ''), for an answer about a quiet day. */
+export function lastActiveBefore(days: ReadonlyMap<string, unknown>, day: string): string {
+  let last: string | undefined;
+  for (const key of days.keys()) if (key < day && (!last || key > last)) last = key;
+  return last ? ` The last day with activity before it: ${last}.` : '';
+}

@@ -31,6 +31,8 @@ export interface Snapshot {
   history: HistoryPrompt[];
   days: Map<string, DayIndex>;
   projects: Map<string, ProjectIndex>;
+  /** Answers worth keeping while the archive stays the same (a day's report is asked for again and again). */
+  memo: Map<string, unknown>;
 }
 
 /**
@@ -118,6 +120,7 @@ export class Logbook {
       history,
       days: buildDayIndexes(summaries, history, this.options.timeZone),
       projects: buildProjectIndexes(summaries),
+      memo: new Map(),
     };
     this.cached = { stamp, snapshot };
     return snapshot;

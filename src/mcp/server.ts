@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
+import { Writable } from 'node:stream';
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { z } from 'zod';
@@ -132,7 +133,17 @@ export function sessionUri(source: string, sessionId: string): string {
 /** Serves MCP on stdin/stdout until the client goes away. Nothing but JSON-RPC is written to stdout. */
 export async function runMcpServer(options: McpServeOptions, stderr: (text: string) => void): Promise<void> {
   const log = (line: string) => stderr(`agent-logbook mcp: ${line}\n`);
-  // stdout carries the protocol: anything a library prints goes to stderr instead.
+  // stdout carries the protocol and nothing else: the transport gets stdout's own write, and anything else
+  // written there (a library's console.log, a worker thread's output, which Node pipes through
+  // process.stdout) goes to stderr instead.
+  const writeProtocol = process.stdout.write.bind(process.stdout);
+  const protocolOut = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      writeProtocol(chunk, (error) => done(error ?? null));
+    },
+  });
+  process.stdout.write = ((...args: Parameters<typeof process.stderr.write>) =>
+    process.stderr.write(...args)) as typeof process.stdout.write;
   for (const method of ['log', 'info', 'debug', 'warn'] as const) {
     console[method] = (...args: unknown[]) => console.error(...args);
   }
@@ -144,7 +155,7 @@ export async function runMcpServer(options: McpServeOptions, stderr: (text: stri
     log,
   });
   const server = createLogbookServer(logbook, log);
-  const transport = new StdioServerTransport();
+  const transport = new StdioServerTransport(process.stdin, protocolOut);
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
     // Answer what was asked before the client closed its end, then stop.

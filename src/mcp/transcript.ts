@@ -158,11 +158,15 @@ function cutOutput(text: string, options: TranscriptOptions, omitted: Omitted, w
 export function omittedNote(omitted: Omitted): string {
   const parts: string[] = [];
   const tools = [
-    omitted.toolCalls ? `${omitted.toolCalls} tool calls` : '',
-    omitted.toolResults ? `${omitted.toolResults} tool results` : '',
+    omitted.toolCalls ? plural(omitted.toolCalls, 'tool call') : '',
+    omitted.toolResults ? plural(omitted.toolResults, 'tool result') : '',
   ].filter(Boolean);
   if (tools.length) parts.push(`${tools.join(' and ')} (include_tool_calls: true shows them)`);
-  if (omitted.thinking) parts.push(`${omitted.thinking} thinking blocks (include_thinking: true shows them)`);
-  if (omitted.cutOutputs) parts.push(`${omitted.cutOutputs} long tool inputs/outputs were cut (max_output_chars)`);
+  if (omitted.thinking) parts.push(`${plural(omitted.thinking, 'thinking block')} (include_thinking: true shows them)`);
+  if (omitted.cutOutputs) parts.push(`${plural(omitted.cutOutputs, 'long tool input/output')} cut (max_output_chars)`);
   return parts.length ? `Not shown: ${parts.join('; ')}.` : '';
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
 }

@@ -216,7 +216,7 @@ describe('stdout', () => {
       params: { name: 'day_report', arguments: { date: '2026-03-02' } },
     });
     send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'no_such_tool', arguments: {} } });
-    const deadline = Date.now() + 60_000;
+    const deadline = Date.now() + 100_000;
     while (!stdout.includes('"id":3') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     child.stdin.end();
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));

@@ -7,7 +7,7 @@ import { timeOf } from '../../stats/calendar.ts';
 import { formatNumber } from '../../util/format.ts';
 import { Budget } from '../budget.ts';
 import { inRange, parseRange, rangeInstants, today, type DayRange } from '../dates.ts';
-import { oneLine, span, when } from '../describe.ts';
+import { lastActiveBefore, oneLine, span, when } from '../describe.ts';
 import { textResult, ToolInputError } from '../errors.ts';
 import type { Logbook } from '../logbook.ts';
 import { activeDays, requireProjects } from '../lookup.ts';
@@ -79,9 +79,8 @@ export function registerHistoryTools(server: McpServer, logbook: Logbook, log: (
       ];
       if (sessions.length === 0 && orphanPrompts.length === 0) {
         intro.push(
-          range.since === today(tz)
-            ? 'Nothing yet today.'
-            : 'No activity on these days; list_sessions shows what there is.',
+          `${range.since === today(tz) ? 'Nothing yet today.' : 'No activity on these days.'}` +
+            lastActiveBefore(snapshot.days, range.since!),
         );
       }
       if (orphanPrompts.length > 0) {

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { SOURCE_LABELS } from '../../model/labels.ts';
 import { projectSlug } from '../../model/project.ts';
 import { dayMarkdown, weekMarkdown } from '../../report/markdown.ts';
-import { dayReport, weekReport } from '../../report/reports.ts';
+import { dayReport, weekReport, type DayReport } from '../../report/reports.ts';
 import { computeStats, type StatsJson } from '../../stats/aggregate.ts';
 import { buildDayIndexes } from '../../stats/indexes.ts';
 import { totalTokens } from '../../stats/session-stats.ts';
@@ -12,6 +12,7 @@ import { inRange, parseDayInput, parseRange, parseWeekInput } from '../dates.ts'
 import { textResult } from '../errors.ts';
 import type { Logbook } from '../logbook.ts';
 import { requireProjects } from '../lookup.ts';
+import { lastActiveBefore } from '../describe.ts';
 import { day, DEFAULT_MAX_CHARS, maxChars, project, safely, source } from '../tool-kit.ts';
 
 const format = z
@@ -44,19 +45,23 @@ export function registerReportTools(server: McpServer, logbook: Logbook, log: (l
       const snapshot = await logbook.snapshot();
       const tz = logbook.timeZone;
       const date = parseDayInput(args.date ?? 'today', tz);
-      const report = dayReport(snapshot.days, date, tz);
+      const key = `day:${date}`;
+      const report = (snapshot.memo.get(key) as DayReport | undefined) ?? dayReport(snapshot.days, date, tz);
+      snapshot.memo.set(key, report);
+      const max = args.max_chars ?? DEFAULT_MAX_CHARS;
       const sessions = report.projects.flatMap((p) => p.sessions.map((s) => s.key));
+      // A busy day has thousands of prompts: the data returned is held to the same budget as the text.
+      const fitted = fitDayReport(report, max);
       const text =
         args.format === 'json'
-          ? `${JSON.stringify(report, null, 2)}\n`
+          ? `${JSON.stringify(fitted, null, 2)}\n`
           : `${dayMarkdown(report)}${sessions.length ? `\nSession ids (for get_session): ${sessions.join(', ')}\n` : ''}` +
             (report.totals.sessions + report.prompts.length === 0
-              ? `\nNo activity on ${date}.${report.previous ? ` The day before with activity: ${report.previous}.` : ''}\n`
+              ? `\nNo activity on ${date}.${lastActiveBefore(snapshot.days, date)}\n`
               : '');
-      return textResult(
-        fitLines(text, args.max_chars ?? DEFAULT_MAX_CHARS, 'get_history_by_date has the same day page by page.'),
-        { report },
-      );
+      return textResult(fitLines(text, max, 'get_history_by_date has the same day page by page.'), {
+        report: fitted,
+      });
     }, log),
   );
 
@@ -131,12 +136,50 @@ export function registerReportTools(server: McpServer, logbook: Logbook, log: (l
         args.project ? `project ${args.project}` : '',
         args.source ? (SOURCE_LABELS[args.source] ?? args.source) : 'all assistants',
       ].filter(Boolean);
-      const text = args.format === 'json' ? `${JSON.stringify(stats, null, 2)}\n` : statsText(stats, scope.join(', '));
-      return textResult(fitLines(text, args.max_chars ?? DEFAULT_MAX_CHARS, 'Ask with a larger max_chars.'), {
-        stats: stats as unknown as Record<string, unknown>,
+      const max = args.max_chars ?? DEFAULT_MAX_CHARS;
+      const fitted = fitStats(stats, max);
+      const text = args.format === 'json' ? `${JSON.stringify(fitted, null, 2)}\n` : statsText(stats, scope.join(', '));
+      return textResult(fitLines(text, max, 'Ask with a larger max_chars.'), {
+        stats: fitted as unknown as Record<string, unknown>,
       });
     }, log),
   );
+}
+
+/** The report with as many of its prompts as keep its JSON (pretty-printed) within `max` characters. */
+export function fitDayReport(report: DayReport, max: number): DayReport & { promptsLeftOut?: number } {
+  const size = (r: unknown) => JSON.stringify(r, null, 2).length + 1;
+  if (size(report) <= max) return report;
+  const withPrompts = (n: number) => ({
+    ...report,
+    prompts: report.prompts.slice(0, n),
+    promptsLeftOut: report.prompts.length - n,
+  });
+  // Each prompt's share of the text, as it is indented inside the report; then exact checks from there.
+  let used = size(withPrompts(0));
+  let n = 0;
+  for (const prompt of report.prompts) {
+    const lines = JSON.stringify(prompt, null, 2).split('\n');
+    used += lines.reduce((sum, line) => sum + line.length + 5, 0);
+    if (used > max) break;
+    n += 1;
+  }
+  while (n > 0 && size(withPrompts(n)) > max) n -= 1;
+  return withPrompts(n);
+}
+
+/** The figures within `max` characters of JSON: the per-day tables go first when they do not fit. */
+export function fitStats(stats: StatsJson, max: number): StatsJson & { perDayLeftOut?: string } {
+  const size = (s: unknown) => JSON.stringify(s, null, 2).length + 1;
+  if (size(stats) <= max) return stats;
+  return {
+    ...stats,
+    tokensByDay: {},
+    toolUsesByDay: {},
+    days: {},
+    perDayLeftOut:
+      'tokensByDay, toolUsesByDay and days were left out to fit max_chars: ask for fewer days (since/until) or a larger max_chars',
+  };
 }
 
 function statsText(stats: StatsJson, scope: string): string {

@@ -81,7 +81,7 @@ export function registerSearchTool(server: McpServer, logbook: Logbook, log: (li
       });
       const hits = found.slice(0, limit);
       const clean = (text: string) => (logbook.share ? logbook.share.text(text) : text);
-      const budget = new Budget(args.max_chars ?? DEFAULT_MAX_CHARS);
+      const budget = new Budget(args.max_chars ?? DEFAULT_MAX_CHARS, undefined, '\n');
       budget.add(
         hits.length === 0
           ? `No match for ${JSON.stringify(args.query)}${offset ? ' after the hits already shown' : ''}.`

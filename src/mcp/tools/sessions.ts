@@ -37,10 +37,11 @@ export function registerSessionTools(server: McpServer, logbook: Logbook, log: (
       inputSchema: {
         source,
         limit: z.number().int().min(1).max(1000).optional().describe('At most this many projects (default 100).'),
+        max_chars: maxChars,
       },
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    safely(async ({ source: only, limit }) => {
+    safely(async ({ source: only, limit, max_chars }) => {
       const snapshot = await logbook.snapshot();
       const tz = logbook.timeZone;
       const projects = [...snapshot.projects.values()]
@@ -60,16 +61,23 @@ export function registerSessionTools(server: McpServer, logbook: Logbook, log: (
         const last = sessions.reduce((a, s) => (s.endedAt > a ? s.endedAt : a), sessions[0]!.endedAt);
         return { name: p.name, cwd: p.cwd, slug: p.slug, sessions: sessions.length, prompts, first, last, sources };
       });
-      const lines = [
+      const budget = new Budget(max_chars ?? DEFAULT_MAX_CHARS, undefined, '\n');
+      budget.add(
         `${projects.length} projects${only ? ` with ${SOURCE_LABELS[only]} sessions` : ''} (times in ${tz}), most recent first:`,
-        ...rows.map(
-          (r) =>
-            `- ${r.name} (${r.cwd}) · ${r.sessions} sessions, ${formatNumber(r.prompts)} prompts · ` +
-            `${when(r.first, tz)} → ${when(r.last, tz)} · ${r.sources.map((s) => SOURCE_LABELS[s] ?? s).join(', ')}`,
-        ),
-      ];
-      if (projects.length > shown.length) lines.push(`… ${projects.length - shown.length} more (raise limit).`);
-      return textResult(lines.join('\n'), { projects: rows, total: projects.length });
+      );
+      let listed = 0;
+      for (const r of rows) {
+        const line =
+          `- ${r.name}${r.cwd ? ` (${r.cwd})` : ''} · ${r.sessions} sessions, ${formatNumber(r.prompts)} prompts · ` +
+          `${when(r.first, tz)} → ${when(r.last, tz)} · ${r.sources.map((s) => SOURCE_LABELS[s] ?? s).join(', ')}`;
+        if (!budget.add(line)) break;
+        listed += 1;
+      }
+      const left = projects.length - listed;
+      return textResult(
+        budget.finish(left > 0 ? `… ${left} more (raise limit or max_chars, or filter by source).` : ''),
+        { projects: rows.slice(0, listed), total: projects.length },
+      );
     }, log),
   );
 
@@ -92,6 +100,7 @@ export function registerSessionTools(server: McpServer, logbook: Logbook, log: (
           .describe('Words that must all appear in the session title, its prompts, its directory or its id.'),
         limit: z.number().int().min(1).max(200).optional().describe('Sessions per page (default 20).'),
         cursor: z.string().optional().describe('next_cursor from the previous page.'),
+        max_chars: maxChars,
       },
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
@@ -104,20 +113,28 @@ export function registerSessionTools(server: McpServer, logbook: Logbook, log: (
         throw new ToolInputError(`cursor "${args.cursor}" is not one this tool gave out; call again without a cursor`);
       const offset = args.cursor === undefined ? 0 : Number(args.cursor.trim());
       const limit = args.limit ?? 20;
-      const page = list.slice(offset, offset + limit);
-      const next = offset + limit < list.length ? String(offset + limit) : undefined;
-      const lines = [
+      const candidates = list.slice(offset, offset + limit);
+      const budget = new Budget(args.max_chars ?? DEFAULT_MAX_CHARS, undefined, '\n');
+      budget.add(
         list.length === 0
           ? 'No sessions match.'
-          : `Sessions ${offset + 1}–${offset + page.length} of ${list.length} (newest first, times in ${tz}):`,
-        ...page.map((s) => sessionLine(s, tz)),
-      ];
-      if (next) lines.push(`More: call list_sessions with the same filters and cursor: "${next}".`);
-      return textResult(lines.join('\n'), {
-        sessions: page.map((s) => summaryJson(s, tz)),
-        total: list.length,
-        ...(next ? { next_cursor: next } : {}),
-      });
+          : `${list.length} sessions match (newest first, times in ${tz})${offset ? `; from number ${offset + 1}` : ''}:`,
+      );
+      let shown = 0;
+      for (const s of candidates) {
+        if (!budget.add(sessionLine(s, tz))) break;
+        shown += 1;
+      }
+      const page = candidates.slice(0, shown);
+      const next = offset + shown < list.length ? String(offset + shown) : undefined;
+      return textResult(
+        budget.finish(next ? `More: call list_sessions with the same filters and cursor: "${next}".` : ''),
+        {
+          sessions: page.map((s) => summaryJson(s, tz)),
+          total: list.length,
+          ...(next ? { next_cursor: next } : {}),
+        },
+      );
     }, log),
   );
 
