@@ -57,6 +57,9 @@ interface Measure {
   maxRssMB: number;
 }
 
+/** The stderr of the last child that ran (for figures a command prints, e.g. the site search's). */
+let lastStderr = '';
+
 function runNode(script: string, argv: string[], env: NodeJS.ProcessEnv = {}): Promise<Measure> {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
@@ -73,6 +76,7 @@ function runNode(script: string, argv: string[], env: NodeJS.ProcessEnv = {}): P
     child.on('close', (code) => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const rss = /BENCH_MAXRSS_KB (\d+)/.exec(stderr);
+      lastStderr = stderr;
       if (code !== 0)
         return reject(new Error(`${path.basename(script)} ${argv.join(' ')} exited ${code}\n${stderr.slice(-2000)}`));
       resolve({ seconds, maxRssMB: rss ? Number(rss[1]) / 1024 : NaN });
@@ -233,6 +237,8 @@ async function main(): Promise<void> {
 
   async function measureAll(): Promise<void> {
     const results = [];
+    /** Figures that are not times (sizes), printed under the table. */
+    const extras: string[] = [];
     results.push(await measure('cold collect', () => fs.rm(data, { recursive: true, force: true }), collect));
     results.push(await measure('warm collect (nothing changed)', undefined, collect));
     results.push(
@@ -250,8 +256,36 @@ async function main(): Promise<void> {
       ),
     );
     results.push(await measure('collect after one new file', addFile, collect));
+    // Search (issue 16): the index is made by the first search, then kept up to date by collect.
+    const search =
+      (...query: string[]) =>
+      () =>
+        runNode(CLI, ['search', '--no-collect', '--data', data, ...query]);
+    const searchIndex = path.join(data, 'search');
+    results.push(
+      await measure(
+        'search: first search, builds the index (--no-collect)',
+        () => fs.rm(searchIndex, { recursive: true, force: true }),
+        search('error'),
+      ),
+    );
+    const searchIndexBytes = sum(await filesUnder(searchIndex));
+    results.push(await measure('search: English word (whole process, --no-collect)', undefined, search('error')));
+    results.push(await measure('search: Japanese word ログイン (whole process)', undefined, search('ログイン')));
+    results.push(await measure('search: two-character Japanese 画面 (whole process)', undefined, search('画面')));
+    results.push(await measure('search: rare word, --json (whole process)', undefined, search('zzqxv', '--json')));
+    results.push(
+      await measure('search: collect first (nothing changed), then search', undefined, () =>
+        runNode(CLI, ['search', '--home', corpus, '--data', data, 'error']),
+      ),
+    );
+    results.push(
+      await measure('collect after one file grew, with the search index', grow(medianFile.file, 5), collect),
+    );
+    extras.push(`Search index (SQLite): ${mb(searchIndexBytes)} MB`);
     if (!args['skip-build']) {
-      const siteBuild = () => runNode(CLI, ['build', '--home', corpus, '--data', data, '--out', out, '--tz', 'UTC']);
+      const siteBuild = () =>
+        runNode(CLI, ['build', '--home', corpus, '--data', data, '--out', out, '--tz', 'UTC', '--verbose']);
       // A first build: no site, no render cache, no Astro cache (the collect before it finds nothing new).
       const firstBuild = async () => {
         await fs.rm(out, { recursive: true, force: true });
@@ -259,6 +293,11 @@ async function main(): Promise<void> {
           await fs.rm(path.join(data, 'cache', cache), { recursive: true, force: true });
       };
       results.push(await measure('full site build (first build: no caches)', firstBuild, siteBuild));
+      const siteSearch = /Site search: (\d+) records, ([\d.]+) MB in ([\d.]+)s/.exec(lastStderr);
+      if (siteSearch)
+        extras.push(
+          `Site search (Pagefind): ${siteSearch[1]} records, ${siteSearch[2]} MB, ${siteSearch[3]} s of the build`,
+        );
       results.push(await measure('rebuild after one-file change', grow(medianFile.file, 5), siteBuild));
       const shareOut = path.join(work, 'share');
       results.push(
@@ -332,6 +371,7 @@ async function main(): Promise<void> {
       `\nCold collect throughput: ${mbPerSecond.toFixed(0)} MB/s over ${mb(totalBytes)} MB (Claude + Codex JSONL + the Q database)`,
     );
     if (huge) console.log(`Huge session cold collect: ${huge.mbPerSecond.toFixed(0)} MB/s`);
+    for (const line of extras) console.log(line);
     if (ccusage) {
       // ccusage reads the whole corpus on every run; agent-logbook's daily run is an incremental collect.
       const daily = results[2]!;
@@ -358,6 +398,7 @@ async function main(): Promise<void> {
           cpus: os.cpus().length,
           mbPerSecond,
           results,
+          extras,
         },
         null,
         2,

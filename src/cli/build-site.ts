@@ -70,6 +70,17 @@ export async function buildSite(options: BuildSiteOptions): Promise<{ pages: num
     }).finally(() => process.chdir(cwd));
   });
   await removeAstroLeftovers(options.outDir);
+  if (!options.share?.single) {
+    const { writeSiteSearch } = await import('../search/site-index.ts');
+    const searchStarted = Date.now();
+    const search = await writeSiteSearch(options);
+    if (options.verbose) {
+      process.stderr.write(
+        `Site search: ${search.records} records, ${(search.bytes / 1e6).toFixed(1)} MB ` +
+          `in ${((Date.now() - searchStarted) / 1000).toFixed(1)}s\n`,
+      );
+    }
+  }
   return { pages: await countPages(options.outDir), sanitized };
 }
 

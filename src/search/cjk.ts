@@ -2,6 +2,9 @@
  * Chinese, Japanese and Korean text has no spaces between words, so word-based search finds nothing inside
  * it. Both indexes add the short character sequences (n-grams) of every CJK run as extra indexed terms.
  */
+/** What separates a site search record's text from its bigram form (the UI shows only what comes before). */
+export const BIGRAM_MARK = '\u2063\u2063';
+
 const CJK_CHAR = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3005\u3006\u30fc\uff70]/u;
 const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3005\u3006\u30fc\uff70]+/gu;
 
@@ -35,4 +38,44 @@ export function cjkGrams(text: string, upTo: number): string[] {
     }
   }
   return [...grams];
+}
+
+/**
+ * The site index's form of CJK text: the distinct two-character sequences of every CJK run (a run of one
+ * character is kept as it is), space-separated, so that a search engine that splits on spaces finds any
+ * substring of two or more characters by looking up the bigrams of the query (see queryWords).
+ */
+export function cjkBigrams(text: string): string[] {
+  const grams = new Set<string>();
+  for (const run of cjkRuns(text)) {
+    const chars = [...run];
+    if (chars.length === 1) grams.add(chars[0]!);
+    for (let i = 0; i + 1 < chars.length; i++) grams.add(chars[i]! + chars[i + 1]!);
+  }
+  return [...grams];
+}
+
+/**
+ * A query as the site index is searched: words without CJK stay as they are; every CJK run becomes its
+ * bigrams (the same form the index holds). `runs` are the CJK runs a hit must hold as they are: bigrams
+ * found apart from each other are not a match.
+ */
+export function queryWords(query: string): { words: string[]; runs: string[] } {
+  const words: string[] = [];
+  const runs: string[] = [];
+  for (const term of query.split(/\s+/).filter(Boolean)) {
+    const parts = term.split(
+      /([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3005\u3006\u30fc\uff70]+)/u,
+    );
+    for (const part of parts) {
+      if (!part) continue;
+      if (hasCjk(part)) {
+        runs.push(part);
+        words.push(...cjkBigrams(part));
+      } else {
+        words.push(part);
+      }
+    }
+  }
+  return { words, runs };
 }

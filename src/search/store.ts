@@ -42,6 +42,7 @@ export function openSearchDb(dataDir: string, options: { readonly?: boolean } = 
   // Derived data: a crash costs a re-index of the sessions not yet marked done, so no fsync per commit.
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = OFF');
+  db.pragma('cache_size = -32768'); // 32 MB: a cold build touches the whole FTS index
   if ((db.pragma('user_version', { simple: true }) as number) === 0) {
     db.exec(`
       CREATE TABLE IF NOT EXISTS sessions (

@@ -10,6 +10,9 @@ import { cjkGrams, hasCjk } from './cjk.ts';
 import { searchableTexts } from './extract.ts';
 import { openSearchDb, rowIdFor, ROWS_PER_SECOND, SHORT_GRAM } from './store.ts';
 
+/** How long one write transaction may run while the index is brought up to date. */
+const BATCH_MS = 3000;
+
 export interface SearchIndexUpdate {
   /** Sessions read into the index in this call (new or changed). */
   indexed: number;
@@ -66,17 +69,27 @@ export async function ensureSearchIndex(dataDir: string, options: EnsureOptions 
     }
     db.exec('COMMIT');
     if (stale.length > 0) options.onStart?.(stale.length);
-    for (const { entry, stamp } of stale) {
-      db.exec('BEGIN');
-      try {
+    // Sessions go in by the batch: FTS5 writes its pending terms out at each commit, so a commit per session
+    // would make many small segments to merge (a third of a cold build's time).
+    let batchStarted = 0;
+    try {
+      for (const { entry, stamp } of stale) {
+        if (batchStarted === 0) {
+          db.exec('BEGIN');
+          batchStarted = Date.now();
+        }
         const old = indexed.get(entry.id);
         if (old) writer.removeSession(old.id);
         await writer.addSession(dataDir, entry, stamp);
-        db.exec('COMMIT');
-      } catch (error) {
-        db.exec('ROLLBACK');
-        throw error;
+        if (Date.now() - batchStarted >= BATCH_MS) {
+          db.exec('COMMIT');
+          batchStarted = 0;
+        }
       }
+      if (batchStarted !== 0) db.exec('COMMIT');
+    } catch (error) {
+      if (db.inTransaction) db.exec('ROLLBACK');
+      throw error;
     }
     const sessions = (db.prepare('SELECT count(*) AS n FROM sessions').get() as { n: number }).n;
     return { indexed: stale.length, removed, sessions };

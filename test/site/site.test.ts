@@ -141,8 +141,11 @@ describe('build over the fixture home', () => {
   it('never lets transcript HTML become markup: answers are sanitized, tool output is text', async () => {
     const html = await fs.readFile(path.join(site.outDir, 'sessions/claude-code', SESSION.A, 'index.html'), 'utf8');
     const doc = new JSDOM(html).window.document;
-    // The page's only script is our own file (keyboard and copy buttons); nothing from the transcript.
-    expect([...doc.querySelectorAll('script')].map((s) => s.getAttribute('src'))).toEqual(['/session.js']);
+    // Scripts are our own files only (keyboard, copy buttons, search); nothing inline, nothing from a transcript.
+    for (const script of doc.querySelectorAll('script')) {
+      expect(script.getAttribute('src')).toMatch(/^\/(_astro\/)?[\w.-]+\.js$/);
+      expect(script.textContent).toBe('');
+    }
     expect(html).not.toMatch(/onerror=/i);
     expect([...doc.querySelectorAll('img')].map((i) => i.getAttribute('src'))).toEqual([]);
     // The Read result contains "<script>alert(1)</script>" as text: it is shown, escaped.
@@ -229,10 +232,8 @@ describe('reports and statistics in the built site', () => {
     );
     expect(texts(patterns, 'table tbody th')).toEqual(['simple', 'single tool', 'multi tool', 'incomplete']);
     // Scripts are our own files only (keyboard, copy buttons, search); nothing inline, nothing from a transcript.
-    const scripts = [...doc.querySelectorAll('script')];
-    expect(scripts.length).toBeGreaterThan(0);
-    for (const script of scripts) {
-      expect(script.getAttribute('src')).toMatch(/^\/[\w./-]+\.js$/);
+    for (const script of doc.querySelectorAll('script')) {
+      expect(script.getAttribute('src')).toMatch(/^\/(_astro\/)?[\w.-]+\.js$/);
       expect(script.textContent).toBe('');
     }
   });

@@ -1,0 +1,162 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { launchChromium, startPreview } from '../helpers/browser.ts';
+import { SESSION } from '../helpers/paths.ts';
+
+const site = inject('site');
+let browser: Browser;
+let server: { url: string; stop: () => Promise<void> };
+
+const PHRASE = 'ログイン画面のバグを直して';
+const C_HIT = `/sessions/claude-code/${SESSION.C}/#m1`;
+
+beforeAll(async () => {
+  server = await startPreview(site.outDir);
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+/** A page of the site, watching for CSP violations and script errors. */
+async function open(path: string, lang?: string): Promise<{ page: Page; problems: string[] }> {
+  const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+  const problems: string[] = [];
+  page.on('console', (msg) => {
+    if (/Content Security Policy|pagefind/i.test(msg.text())) problems.push(msg.text());
+  });
+  page.on('pageerror', (error) => problems.push(error.message));
+  if (lang) {
+    // The page as a site in that language would serve it: <html lang="…">.
+    await page.route(`${server.url}${path}`, async (route) => {
+      const response = await route.fetch();
+      const body = (await response.text()).replace('<html lang="en">', `<html lang="${lang}">`);
+      await route.fulfill({ response, body });
+    });
+  }
+  await page.goto(`${server.url}${path}`);
+  return { page, problems };
+}
+
+/** Types a query the way a person does (`/` to focus), and returns the result links once they settle. */
+async function search(page: Page, query: string): Promise<string[]> {
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('/');
+  await page.keyboard.press('Control+A');
+  await page.keyboard.press('Backspace');
+  await page.keyboard.type(query);
+  await page.waitForFunction(
+    (q) => {
+      const list = document.querySelector<HTMLElement>('form.site-search .site-search-results');
+      const filters: Record<string, string> = {};
+      for (const select of document.querySelectorAll<HTMLSelectElement>('form.site-search select'))
+        if (select.value) filters[select.name] = select.value;
+      return list?.dataset.query === q && list.dataset.filters === JSON.stringify(filters);
+    },
+    query,
+    { timeout: 20_000 },
+  );
+  return page.$$eval('.site-search-results a', (links) =>
+    links.map((a) => new URL((a as HTMLAnchorElement).href).pathname + new URL((a as HTMLAnchorElement).href).hash),
+  );
+}
+
+describe('site search in Chromium', () => {
+  for (const [label, path, lang] of [
+    ['the home page (English)', '/', undefined],
+    ['a Japanese session page served as lang="ja"', `/sessions/claude-code/${SESSION.C}/`, 'ja'],
+    ['a day page', '/days/2026-03-04/', undefined],
+  ] as const) {
+    it(`finds ${PHRASE} by ログイン, バグ and 画面, and English words, from ${label}`, async () => {
+      const { page, problems } = await open(path, lang);
+      for (const query of ['ログイン', 'バグ', '画面', PHRASE, 'バグを直']) {
+        expect(await search(page, query), query).toContain(C_HIT);
+      }
+      const english = await search(page, 'redirect');
+      expect(english).toContain(`/sessions/claude-code/${SESSION.A}/`);
+      expect(english.length).toBeGreaterThan(3);
+      // Bigrams found apart are not a hit: ログ and イン occur in C, but not ログ…ン画 as typed.
+      expect(await search(page, 'グイン画面のバ')).toEqual([C_HIT]);
+      expect(await search(page, 'バグ画面')).toEqual([]);
+      expect(problems).toEqual([]);
+      await page.close();
+    });
+  }
+
+  it('shows source, project, date, title and the match highlighted; a click lands on the message', async () => {
+    const { page, problems } = await open('/');
+    await search(page, 'バグ');
+    const hit = page.locator(`.site-search-results a[href$="${C_HIT}"]`);
+    await expect(hit.locator('.hit-meta').textContent()).resolves.toBe(
+      'Claude Code · 日本語 · 2026-03-04 11:00 · answer',
+    );
+    await expect(hit.locator('.hit-title').textContent()).resolves.toBe(
+      '明日の定例会議のアジェンダを箇条書きで3つ作ってください。',
+    );
+    await expect(hit.locator('mark').allTextContents()).resolves.toEqual(['バグ']);
+    await expect(hit.locator('.hit-snippet').textContent()).resolves.toContain(PHRASE);
+    await hit.click();
+    await page.waitForURL(`**${C_HIT}`);
+    expect(new URL(page.url()).pathname + new URL(page.url()).hash).toBe(C_HIT);
+    await expect(page.getByText('ログイン画面のバグを直してからのリリース日程の調整').isVisible()).resolves.toBe(true);
+    // Message anchors (id="m<I>") come with the session page's markup; once there, the hit is on screen.
+    const anchor = page.locator('[id="m1"]');
+    if ((await anchor.count()) > 0) await expect(anchor.isVisible()).resolves.toBe(true);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('filters by source, project and month (the months there are)', async () => {
+    const { page } = await open('/');
+    expect((await search(page, 'ログイン')).some((h) => h.includes('/codex/'))).toBe(true);
+    await page.selectOption('select[name=source]', 'claude-code');
+    let hits = await search(page, 'ログイン');
+    expect(hits).toContain(C_HIT);
+    for (const hit of hits) expect(hit).toContain('/sessions/claude-code/');
+    await page.selectOption('select[name=source]', '');
+    await page.selectOption('select[name=project]', '日本語');
+    hits = await search(page, 'ログイン');
+    expect(hits).toEqual([C_HIT]);
+    await page.selectOption('select[name=project]', '');
+    const months = await page.$$eval('select[name=month] option', (options) =>
+      options.map((o) => (o as HTMLOptionElement).value),
+    );
+    // Every fixture session is from March 2026 (Tokyo time); test/search/site-search-share.test.ts has two months.
+    expect(months).toEqual(['', '2026-03']);
+    await page.selectOption('select[name=month]', '2026-03');
+    expect(await search(page, 'バグ')).toEqual([C_HIT]);
+    await page.close();
+  });
+
+  it('finds every substring of two or more characters of Japanese phrases in the fixtures', async () => {
+    const { page } = await open('/');
+    const phrases: [string, string][] = [
+      [PHRASE, C_HIT],
+      ['定例会議のアジェンダ', `/sessions/claude-code/${SESSION.C}/`],
+      ['リダイレクトを直してください', `/sessions/claude-code/${SESSION.A}/#m5`],
+    ];
+    const misses: string[] = [];
+    for (const [phrase, expected] of phrases) {
+      const chars = [...phrase];
+      for (let from = 0; from < chars.length - 1; from++) {
+        for (let to = from + 2; to <= chars.length; to += Math.max(1, Math.floor((chars.length - from) / 4))) {
+          const query = chars.slice(from, to).join('');
+          const hits = await search(page, query);
+          if (!hits.some((h) => h.startsWith(expected))) misses.push(query);
+        }
+      }
+    }
+    expect(misses).toEqual([]);
+    await page.close();
+  });
+
+  it('says so when nothing matches, and Escape closes the results', async () => {
+    const { page } = await open('/');
+    expect(await search(page, 'xyzzyplugh')).toEqual([]);
+    await expect(page.locator('.site-search-status').textContent()).resolves.toBe('No match.');
+    await page.keyboard.press('Escape');
+    await expect(page.locator('.site-search-panel').isHidden()).resolves.toBe(true);
+    await page.close();
+  });
+});
