@@ -108,7 +108,7 @@ const PLACEHOLDERS = new Set([
 // (`<your password>`), a mask (`****1234`), a path. A value that merely starts with punctuation
 // (`%Tr0ub4dor`, `$ecretP4ss`, `!pass123`) is a secret.
 const REFERENCE =
-  /^(?:\$(?:[A-Z_][A-Z0-9_]*|[a-z_][a-z0-9_]*|\d+|\{[^}]*\}?|\([^)]*\)?)|%(?:[A-Za-z_][\w]*%|\(\w*\)[sdr]|[+\-# 0]?[a-zA-Z])|\{\{.*|\{\d{0,2}\}|@[A-Za-z_]+@|<[^<>]*>?|\[REDACTED.*|\*{3,}.*|\.\.\..*|….*|(?:process\.env|os\.environ|env\.|ENV\[|getenv|import\.meta\.env).*)$/i;
+  /^(?:\$(?:[A-Z_][A-Z0-9_]*|[a-z_][a-z0-9_]*|\d+|\{[^}]*\}?|\([^)]*\)?)|%(?:[A-Za-z_][\w]*%|\(\w*\)[sdr]|[+\-# 0]?[a-zA-Z])|\{\{.*|\{\d{0,2}\}|@[A-Za-z_]+@|<[^<>]*>?|\[REDACTED.*|\*{3,}.*|\.\.\..*|….*|(?:process\.env|os\.environ|env\.|ENV\[|getenv|import\.meta\.env).*)$/;
 const PATH = /^(?:~?\/|\.{1,2}\/|[A-Za-z]:\\)[\w.\-/\\@+ ]*$/;
 
 /** False for values of secret-named fields that are not secrets: references, types, placeholders. */
@@ -519,7 +519,7 @@ export const OWN_RULES: readonly SecretRule[] = [
     ],
     // Prose: "the password is hunter2", "my GitHub token was ghx…", "password for the db: S3cret!".
     pattern: rx(
-      String.raw`(?<![A-Za-z])(?:pass(?:word|wd|phrase|code)|pwd|pw|secret|token|api[ _]?key)(?:[ \t]+(?:for|of|to|on)[ \t]+(?:the[ \t]+|my[ \t]+|our[ \t]+)?[\w.@/-]{1,40})?[ \t]*(?:(?:is|was|are|=|:)(?:[ \t]+(?:now|still|set[ \t]+to|just))?|(?:set|changed|reset)[ \t]+to)[ \t]*:?[ \t]*(?:"(?<secret1>[^"\r\n]{4,100})"|'(?<secret2>[^'\r\n]{4,100})'|\x60(?<secret3>[^\x60\r\n]{4,100})\x60|(?<secret4>(?:[^\s"'\x60,;&|<>(){}\[\]]|&(?![A-Za-z_][\w.-]*=)){4,100}))`,
+      String.raw`(?<![A-Za-z])(?:pass(?:word|wd|phrase|code)|pwd|pw|secret|token|api[ _]?key)(?:[ \t]+(?:for|of|to|on)(?:[ \t]+[\w.@/-]{1,40}){1,4}?)?[ \t]*(?:(?:is|was|are|=|:)(?:[ \t]+(?:now|still|set[ \t]+to|just))?|(?:set|changed|reset)[ \t]+to)[ \t]*:?[ \t]*(?:"(?<secret1>[^"\r\n]{4,100})"|'(?<secret2>[^'\r\n]{4,100})'|\x60(?<secret3>[^\x60\r\n]{4,100})\x60|(?<secret4>(?:[^\s"'\x60,;&|<>(){}\[\]]|&(?![A-Za-z_][\w.-]*=)){4,100}))`,
       'id',
     ),
     accept: (value, match, text) => plausiblePhraseValue(value) && !insideUrl(match, text),
