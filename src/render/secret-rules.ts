@@ -1,7 +1,10 @@
 import { gitleaksRules } from './gitleaks-rules.ts';
 
 /**
- * The secret rules the redactor runs, modelled on two maintained rule sets (facts only: prefixes,
+ * The secret rules the redactor runs: ours (`OWN_RULES`, below) first, then gitleaks' provider rules as
+ * data (`gitleaks-rules.ts`). Ours are the context rules (assignments, prose in English and Japanese,
+ * command-line passwords, URL credentials, a secret next to its key id) and the providers whose marker
+ * reads better with the key name kept, modelled on two maintained rule sets (facts only: prefixes,
  * lengths, alphabets, rule ids; the patterns are written for this project):
  * - gitleaks' default rules (cmd/generate/config/rules/*.go): private-key, aws-access-token,
  *   github-pat / -oauth / -app-token / -refresh-token / -fine-grained-pat, gitlab-pat, anthropic-api-key
