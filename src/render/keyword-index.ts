@@ -28,6 +28,12 @@ export class KeywordIndex {
   /** Two-character keywords by their characters; longer ones by their first three, as a bit set
    * (256 KB: stays in cache, unlike a byte per trigram). */
   private readonly trigramBits = new Uint32Array((128 * 128 * 128) / 32);
+  /** The same for the keywords compared exactly (`SK`, `MTA`), by their characters as they are: folded,
+   * `MTA`/`NTE`/`ODE` would stop at every "content" and "code". */
+  private readonly exactBigrams = new Map<number, Keyword[]>();
+  private readonly exactTrigrams = new Map<number, Keyword[]>();
+  private readonly exactBigramSeen: Uint8Array = new Uint8Array(128 * 128);
+  private readonly exactTrigramBits = new Uint32Array((128 * 128 * 128) / 32);
 
   constructor(anyCase: Iterable<string>, exact: Iterable<string>) {
     const others: string[] = [];
@@ -39,16 +45,19 @@ export class KeywordIndex {
         if (!isExact) this.otherWords.set(key.toLowerCase(), key);
         return;
       }
-      const [a, b, c] = codes.map((x) => (x | 32) & 127) as [number, number, number | undefined];
+      const [a, b, c] = codes.map((x) => (isExact ? x : (x | 32) & 127)) as [number, number, number | undefined];
       const entry = { word: key, exact: isExact };
+      const [bigramSeen, bigrams, trigramBits, trigrams] = isExact
+        ? [this.exactBigramSeen, this.exactBigrams, this.exactTrigramBits, this.exactTrigrams]
+        : [this.bigramSeen, this.bigrams, this.trigramBits, this.trigrams];
       if (c === undefined) {
         const code = (a << 7) | b;
-        this.bigramSeen[code]! |= 1;
-        this.bigrams.set(code, [...(this.bigrams.get(code) ?? []), entry]);
+        bigramSeen[code] = 1;
+        bigrams.set(code, [...(bigrams.get(code) ?? []), entry]);
       } else {
         const code = (a << 14) | (b << 7) | c;
-        this.trigramBits[code >>> 5]! |= 1 << (code & 31);
-        this.trigrams.set(code, [...(this.trigrams.get(code) ?? []), entry]);
+        trigramBits[code >>> 5]! |= 1 << (code & 31);
+        trigrams.set(code, [...(trigrams.get(code) ?? []), entry]);
       }
     };
     for (const w of anyCase) add(w, false);
@@ -64,17 +73,30 @@ export class KeywordIndex {
     const n = text.length;
     const bigramSeen = this.bigramSeen;
     const trigramBits = this.trigramBits;
-    // `| 32` folds ASCII letters to lower case (and a few symbols onto others, which only costs a
-    // comparison); the tables were filled the same way.
-    let two = n > 1 ? (((text.charCodeAt(0) | 32) & 127) << 7) | ((text.charCodeAt(1) | 32) & 127) : 0;
+    // `& 127` folds other characters onto ASCII and `| 32` ASCII letters to lower case (and a few symbols
+    // onto others): that only costs a comparison; the tables were filled the same way.
+    const exactBigramSeen = this.exactBigramSeen;
+    const exactTrigramBits = this.exactTrigramBits;
+    const first = n > 1 ? text.charCodeAt(0) & 127 : 0;
+    const second = n > 1 ? text.charCodeAt(1) & 127 : 0;
+    let two = ((first | 32) << 7) | (second | 32);
+    let exactTwo = (first << 7) | second;
     for (let i = 0; i + 1 < n; i++) {
+      const next = text.charCodeAt(i + 2) & 127;
       if (bigramSeen[two] !== 0) this.check(this.bigrams.get(two)!, text, i, hits);
-      const three = (two << 7) | ((text.charCodeAt(i + 2) | 32) & 127);
+      if (exactBigramSeen[exactTwo] !== 0) this.check(this.exactBigrams.get(exactTwo)!, text, i, hits);
+      const three = (two << 7) | (next | 32);
       if ((trigramBits[three >>> 5]! >>> (three & 31)) & 1) {
         const longer = this.trigrams.get(three);
         if (longer) this.check(longer, text, i, hits);
       }
+      const exactThree = (exactTwo << 7) | next;
+      if ((exactTrigramBits[exactThree >>> 5]! >>> (exactThree & 31)) & 1) {
+        const longer = this.exactTrigrams.get(exactThree);
+        if (longer) this.check(longer, text, i, hits);
+      }
       two = three & 16383;
+      exactTwo = exactThree & 16383;
     }
     if (this.other) {
       const re = this.other;

@@ -77,6 +77,12 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
   }
   const index = anyCase.size || exact.size ? new KeywordIndex(anyCase, exact) : undefined;
 
+  const coveredStamp = new Uint32Array(compiled.length);
+  const covered = new Float64Array(compiled.length);
+  const scannedStamp = new Uint32Array(compiled.length);
+  const scanned = new Float64Array(compiled.length);
+  let calls = 0;
+
   const redactor: Redactor = {
     redactValue(key: string, value: string): RedactResult {
       const found = redactor.redact(value);
@@ -91,25 +97,34 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
     },
     redact(text: string): RedactResult {
       if (!index || text.length < MIN_SECRET_TEXT) return { text, findings: [] };
+      const hits = index.hits(text);
+      if (hits.length === 0) return { text, findings: [] };
       const candidates: Candidate[] = [];
       // Where each rule's last match ended: a keyword inside it is not tried again, which keeps a run
       // of keywords (a grep listing key headers) from rescanning the same text.
-      const coveredUntil = new Array<number>(compiled.length).fill(0);
+      const call = ++calls;
       // Where each windowed rule's next possible match starts: a keyword before it finds nothing.
-      const scannedUntil = new Array<number>(compiled.length).fill(-1);
+      // (Both per rule, kept across calls and valid when stamped with this call: most strings are short
+      // and most hit no keyword, so nothing is allocated or cleared for them.)
+      const coveredUntil = (p: number): number => (coveredStamp[p] === call ? covered[p]! : 0);
+      const scannedUntil = (p: number): number => (scannedStamp[p] === call ? scanned[p]! : -1);
+      const setCovered = (p: number, value: number): void => {
+        coveredStamp[p] = call;
+        covered[p] = value;
+      };
       const consider = (c: CompiledRule, match: RegExpExecArray, offset: number): boolean => {
         const span = secretSpan(match, c.rule.secretGroup);
         const start = offset + (span ? span[0] : match.index);
         const end = offset + (span ? span[1] : match.index + match[0].length);
         if (end <= start || (c.rule.accept && !c.rule.accept(text.slice(start, end), match, text))) return false;
         candidates.push({ rule: c.rule.id, start, end, priority: c.priority });
-        coveredUntil[c.priority] = offset + match.index + match[0].length;
+        setCovered(c.priority, offset + match.index + match[0].length);
         return true;
       };
       // The rule's matches that start within `lookback` before the keyword, or at it; run over a window
       // (a cheap slice), so a keyword never costs a scan of the whole text.
       const windowed = (c: CompiledRule, at: number, lookback: number): void => {
-        const from = Math.max(0, at - lookback, coveredUntil[c.priority]!);
+        const from = Math.max(0, at - lookback, coveredUntil(c.priority));
         // A little text before the window, for the pattern's lookbehinds (`(?<=bot)`, `\b`).
         const context = Math.max(0, from - 32);
         const to = windowEnd(text, at + WINDOW_AHEAD);
@@ -124,12 +139,13 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
         }
         // The regex finds the leftmost match: none starts before the next one (or, when there was
         // none, before the window's end less the longest token), so keywords up to there find nothing.
-        scannedUntil[c.priority] = match ? context + match.index : to === text.length ? to : to - WINDOW_AHEAD / 2;
+        scannedStamp[c.priority] = call;
+        scanned[c.priority] = match ? context + match.index : to === text.length ? to : to - WINDOW_AHEAD / 2;
       };
-      for (const hit of index.hits(text)) {
+      for (const hit of hits) {
         const at = hit.index;
         for (const c of rulesAt.get(`${hit.exact ? 'E' : 'I'}${hit.word}`) ?? []) {
-          if (at < coveredUntil[c.priority]!) continue;
+          if (at < coveredUntil(c.priority)) continue;
           const lookback = c.rule.lookback;
           if (lookback === undefined) {
             c.sticky.lastIndex = at;
@@ -137,7 +153,7 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
             if (match) consider(c, match, 0);
             continue;
           }
-          if (at < scannedUntil[c.priority]!) continue;
+          if (at < scannedUntil(c.priority)) continue;
           windowed(c, at, lookback);
         }
       }

@@ -1,7 +1,13 @@
 import { gitleaksRules } from './gitleaks-rules.ts';
+import { hasDigitOrMixedCase, plausiblePhraseValue, plausibleSecretValue, randomLooking } from './secret-values.ts';
+
+export { plausibleSecretValue } from './secret-values.ts';
 
 /**
- * The secret rules the redactor runs, modelled on two maintained rule sets (facts only: prefixes,
+ * The secret rules the redactor runs: ours (`OWN_RULES`, below) first, then gitleaks' provider rules as
+ * data (`gitleaks-rules.ts`). Ours are the context rules (assignments, prose in English and Japanese,
+ * command-line passwords, URL credentials, a secret next to its key id) and the providers whose marker
+ * reads better with the key name kept, modelled on two maintained rule sets (facts only: prefixes,
  * lengths, alphabets, rule ids; the patterns are written for this project):
  * - gitleaks' default rules (cmd/generate/config/rules/*.go): private-key, aws-access-token,
  *   github-pat / -oauth / -app-token / -refresh-token / -fine-grained-pat, gitlab-pat, anthropic-api-key
@@ -68,59 +74,6 @@ const ASSIGN_VALUE = String.raw`(?:\\"(?<secret1>[^"\\\r\n]+)|"(?<secret2>(?:[^"
 // `--password hunter2`, `--token=…` is the assignment shape above.
 const FLAG_VALUE = String.raw`(?<=(?<![\w-])--)(?:pass(?:word|wd)?|token|secret|api[_-]?key|access[_-]?token|auth[_-]?token)[ \t]+(?:"(?<secret1>[^"\r\n]+)"|'(?<secret2>[^'\r\n]+)'|(?<secret3>[^\s"'\x60;|&<>()-][^\s"'\x60;|&<>()]*))`;
 
-const PLACEHOLDERS = new Set([
-  'null',
-  'none',
-  'nil',
-  'true',
-  'false',
-  'undefined',
-  'string',
-  'str',
-  'bytes',
-  'number',
-  'int',
-  'integer',
-  'boolean',
-  'bool',
-  'any',
-  'unknown',
-  'object',
-  'optional',
-  'required',
-  'redacted',
-  'hidden',
-  'masked',
-  'example',
-  'placeholder',
-  'empty',
-  'secret',
-  'password',
-  'token',
-  'your_token',
-  'your_password',
-  'your_api_key',
-  'your-api-key',
-]);
-
-// What a secret-named field holds when it is not a secret: a reference to one (`$DB_PASSWORD`,
-// `${TOKEN}`, `%APPDATA%`, `{{ secrets.X }}`, `process.env.X`), a format (`%s`), a placeholder
-// (`<your password>`), a mask (`****1234`), a path. A value that merely starts with punctuation
-// (`%Tr0ub4dor`, `$ecretP4ss`, `!pass123`) is a secret.
-const REFERENCE =
-  /^(?:\$(?:[A-Z_][A-Z0-9_]*|[a-z_][a-z0-9_]*|\d+|\{[^}]*\}?|\([^)]*\)?)|%(?:[A-Za-z_][\w]*%|\(\w*\)[sdr]|[+\-# 0]?[a-zA-Z])|\{\{.*|\{\d{0,2}\}|@[A-Za-z_]+@|<[^<>]*>?|\[REDACTED.*|\*{3,}.*|\.\.\..*|….*|(?:process\.env|os\.environ|env\.|ENV\[|getenv|import\.meta\.env).*)$/i;
-const PATH = /^(?:~?\/|\.{1,2}\/|[A-Za-z]:\\)[\w.\-/\\@+ ]*$/;
-
-/** False for values of secret-named fields that are not secrets: references, types, placeholders. */
-export function plausibleSecretValue(value: string): boolean {
-  if (value.length < 4) return false;
-  if (REFERENCE.test(value) || PATH.test(value)) return false;
-  if (PLACEHOLDERS.has(value.toLowerCase())) return false;
-  if (/^(.)\1*$/.test(value)) return false; // ****, xxxx
-  if (/^\d{1,7}$/.test(value)) return false; // max_token=4096, pass: 12
-  return true;
-}
-
 /** `https://x-access-token:…@host`: URL userinfo, the url-credentials rule's. */
 function insideUrl(match: RegExpExecArray, text: string): boolean {
   const before = text.slice(Math.max(0, match.index - 256), match.index);
@@ -186,30 +139,8 @@ const DISCORD_PREFIXES: readonly string[] = Array.from({ length: 90 }, (_, i) =>
     .slice(0, 3),
 );
 
-const hasDigitOrMixedCase = (s: string): boolean => /\d/.test(s) || (/[a-z]/.test(s) && /[A-Z]/.test(s));
-
-/** Upper case, lower case and digits all present: a random key rather than a word or a hash. */
-const randomLooking = (s: string): boolean => /\d/.test(s) && /[a-z]/.test(s) && /[A-Z]/.test(s);
-
 // A command-line value: quoted, or up to the next space or shell operator.
 const CLI_VALUE = String.raw`(?:"(?<secret1>[^"\r\n]+)"|'(?<secret2>[^'\r\n]+)'|(?<secret3>[^\s"'\x60;|&<>()]+))`;
-
-const COMMON_WORDS = new Set(
-  'correct incorrect wrong right invalid valid expired required optional missing empty set unset stored saved hidden visible shown encrypted hashed changed reset updated rotated revoked needed used wrong weak strong long short there here same different the a an in on at of to for from with not now still just also only above below following same this that these those it'.split(
-    ' ',
-  ),
-);
-
-/** A value after "password is …" in prose: a secret-looking word, not an ordinary one. */
-function plausiblePhraseValue(value: string): boolean {
-  const word = value.replace(/[.,;:!?)\]]+$/, '');
-  if (word.length < 4 || !plausibleSecretValue(word)) return false;
-  if (COMMON_WORDS.has(word.toLowerCase())) return false;
-  if (/^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+(?:\(.*)?$|^[\w.$]+\(/.test(word)) return false; // settings.API_KEY, f(x)
-  // Ordinary words (and `snake_case`/`kebab-case` identifiers of them) need a digit, a symbol or
-  // mixed case to count.
-  return /[\d!#$%&*+=?@^~]/.test(word) || (/[a-z]/.test(word) && /[A-Z]/.test(word) && !/^[A-Z][a-z]+$/.test(word));
-}
 
 /** The rules written for this project: context rules and the providers gitleaks' list lacks or that read
  * better with the key name kept. */
@@ -519,7 +450,7 @@ export const OWN_RULES: readonly SecretRule[] = [
     ],
     // Prose: "the password is hunter2", "my GitHub token was ghx…", "password for the db: S3cret!".
     pattern: rx(
-      String.raw`(?<![A-Za-z])(?:pass(?:word|wd|phrase|code)|pwd|pw|secret|token|api[ _]?key)(?:[ \t]+(?:for|of|to|on)[ \t]+(?:the[ \t]+|my[ \t]+|our[ \t]+)?[\w.@/-]{1,40})?[ \t]*(?:(?:is|was|are|=|:)(?:[ \t]+(?:now|still|set[ \t]+to|just))?|(?:set|changed|reset)[ \t]+to)[ \t]*:?[ \t]*(?:"(?<secret1>[^"\r\n]{4,100})"|'(?<secret2>[^'\r\n]{4,100})'|\x60(?<secret3>[^\x60\r\n]{4,100})\x60|(?<secret4>(?:[^\s"'\x60,;&|<>(){}\[\]]|&(?![A-Za-z_][\w.-]*=)){4,100}))`,
+      String.raw`(?<![A-Za-z])(?:pass(?:word|wd|phrase|code)|pwd|pw|secret|token|api[ _]?key)(?:[ \t]+(?:for|of|to|on)(?:[ \t]+[\w.@/-]{1,40}){1,4}?)?[ \t]*(?:(?:is|was|are|=|:)(?:[ \t]+(?:now|still|set[ \t]+to|just))?|(?:set|changed|reset)[ \t]+to)[ \t]*:?[ \t]*(?:"(?<secret1>[^"\r\n]{4,100})"|'(?<secret2>[^'\r\n]{4,100})'|\x60(?<secret3>[^\x60\r\n]{4,100})\x60|(?<secret4>(?:[^\s"'\x60,;&|<>(){}\[\]]|&(?![A-Za-z_][\w.-]*=)){4,100}))`,
       'id',
     ),
     accept: (value, match, text) => plausiblePhraseValue(value) && !insideUrl(match, text),
