@@ -90,7 +90,8 @@ function sessionLines(s: ReportSession, options: MarkdownOptions, long: boolean)
 }
 
 function projectLines(p: ReportProject, options: MarkdownOptions, long: boolean): string[] {
-  const out = [`### ${link(inline(p.name, 80), `/projects/${p.slug}/`, options)}`, ''];
+  const name = inline(p.name, 80);
+  const out = [`### ${p.hasPage ? link(name, `/projects/${p.slug}/`, options) : name}`, ''];
   const t = p.totals;
   const facts = [countLabel(t.sessions, 'session'), countLabel(t.prompts, 'prompt')];
   if (t.activeMinutes > 0) facts.push(`about ${minutesLabel(t.activeMinutes)} active`);
@@ -150,7 +151,8 @@ export function periodMarkdown(report: PeriodReport, options: MarkdownOptions = 
       const facts = [countLabel(pr.totals.sessions, 'session'), countLabel(pr.totals.prompts, 'prompt')];
       if (pr.totals.activeMinutes > 0) facts.push(`about ${minutesLabel(pr.totals.activeMinutes)} active`);
       if (files > 0) facts.push(countLabel(files, 'file') + ' changed');
-      out.push(`- ${link(inline(pr.name, 60), `/projects/${pr.slug}/`, options)}: ${facts.join(', ')}`);
+      const name = inline(pr.name, 60);
+      out.push(`- ${pr.hasPage ? link(name, `/projects/${pr.slug}/`, options) : name}: ${facts.join(', ')}`);
     }
     if (report.projects.length > 5) out.push(`- … and ${countLabel(report.projects.length - 5, 'more project')}`);
     out.push('');
