@@ -35,6 +35,7 @@ function link(label: string, path: string, options: MarkdownOptions): string {
 }
 
 function tokensLine(t: ReportTotals): string {
+  if (totalTokens(t.tokens) === 0) return '- Tokens: none recorded (Amazon Q and older Codex logs record none)';
   return `- Tokens: ${n(totalTokens(t.tokens))} (input ${n(t.tokens.input)}, output ${n(t.tokens.output)}, cache read ${n(t.tokens.cacheRead)}, cache write ${n(t.tokens.cacheCreation)})`;
 }
 
@@ -134,14 +135,17 @@ export function periodMarkdown(report: PeriodReport, options: MarkdownOptions = 
   const out = [`# ${report.title}`, '', totalsLine(t), tokensLine(t)];
   if (report.filesEdited > 0) out.push(`- Files changed: ${n(report.filesEdited)}`);
   const compare = (label: string, now: number, before: number) => `${label} ${changeLabel(now, before)}`;
+  const before = p.sessions + p.prompts + p.entries > 0;
   out.push(
-    `- Compared with ${report.previous.label}: ${[
-      compare('sessions', t.sessions, p.sessions),
-      compare('prompts', t.prompts, p.prompts),
-      compare('entries', t.entries, p.entries),
-      compare('tool uses', t.toolUses, p.toolUses),
-      compare('tokens', totalTokens(t.tokens), totalTokens(p.tokens)),
-    ].join(', ')}`,
+    before
+      ? `- Compared with ${report.previous.label}: ${[
+          compare('sessions', t.sessions, p.sessions),
+          compare('prompts', t.prompts, p.prompts),
+          compare('entries', t.entries, p.entries),
+          compare('tool uses', t.toolUses, p.toolUses),
+          compare('tokens', totalTokens(t.tokens), totalTokens(p.tokens)),
+        ].join(', ')}`
+      : `- Nothing recorded in ${report.previous.label}`,
     '',
   );
   if (report.projects.length > 0) {
