@@ -160,7 +160,8 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
         outDir,
         timeZone: resolved.timeZone,
         weekStart: resolved.weekStart,
-        siteUrl: resolved.siteUrl,
+        // A shared site is published elsewhere: only a --site-url given for it applies.
+        siteUrl: flags.share ? flags.siteUrl : resolved.siteUrl,
         since: flags.since,
         until: flags.until,
         share,

@@ -35,6 +35,7 @@ function link(label: string, path: string, options: MarkdownOptions): string {
 }
 
 function tokensLine(t: ReportTotals): string {
+  if (totalTokens(t.tokens) === 0) return '- Tokens: none recorded (Amazon Q and older Codex logs record none)';
   return `- Tokens: ${n(totalTokens(t.tokens))} (input ${n(t.tokens.input)}, output ${n(t.tokens.output)}, cache read ${n(t.tokens.cacheRead)}, cache write ${n(t.tokens.cacheCreation)})`;
 }
 
@@ -90,7 +91,8 @@ function sessionLines(s: ReportSession, options: MarkdownOptions, long: boolean)
 }
 
 function projectLines(p: ReportProject, options: MarkdownOptions, long: boolean): string[] {
-  const out = [`### ${link(inline(p.name, 80), `/projects/${p.slug}/`, options)}`, ''];
+  const name = inline(p.name, 80);
+  const out = [`### ${p.hasPage ? link(name, `/projects/${p.slug}/`, options) : name}`, ''];
   const t = p.totals;
   const facts = [countLabel(t.sessions, 'session'), countLabel(t.prompts, 'prompt')];
   if (t.activeMinutes > 0) facts.push(`about ${minutesLabel(t.activeMinutes)} active`);
@@ -133,14 +135,17 @@ export function periodMarkdown(report: PeriodReport, options: MarkdownOptions = 
   const out = [`# ${report.title}`, '', totalsLine(t), tokensLine(t)];
   if (report.filesEdited > 0) out.push(`- Files changed: ${n(report.filesEdited)}`);
   const compare = (label: string, now: number, before: number) => `${label} ${changeLabel(now, before)}`;
+  const before = p.sessions + p.prompts + p.entries > 0;
   out.push(
-    `- Compared with ${report.previous.label}: ${[
-      compare('sessions', t.sessions, p.sessions),
-      compare('prompts', t.prompts, p.prompts),
-      compare('entries', t.entries, p.entries),
-      compare('tool uses', t.toolUses, p.toolUses),
-      compare('tokens', totalTokens(t.tokens), totalTokens(p.tokens)),
-    ].join(', ')}`,
+    before
+      ? `- Compared with ${report.previous.label}: ${[
+          compare('sessions', t.sessions, p.sessions),
+          compare('prompts', t.prompts, p.prompts),
+          compare('entries', t.entries, p.entries),
+          compare('tool uses', t.toolUses, p.toolUses),
+          compare('tokens', totalTokens(t.tokens), totalTokens(p.tokens)),
+        ].join(', ')}`
+      : `- Nothing recorded in ${report.previous.label}`,
     '',
   );
   if (report.projects.length > 0) {
@@ -150,7 +155,8 @@ export function periodMarkdown(report: PeriodReport, options: MarkdownOptions = 
       const facts = [countLabel(pr.totals.sessions, 'session'), countLabel(pr.totals.prompts, 'prompt')];
       if (pr.totals.activeMinutes > 0) facts.push(`about ${minutesLabel(pr.totals.activeMinutes)} active`);
       if (files > 0) facts.push(countLabel(files, 'file') + ' changed');
-      out.push(`- ${link(inline(pr.name, 60), `/projects/${pr.slug}/`, options)}: ${facts.join(', ')}`);
+      const name = inline(pr.name, 60);
+      out.push(`- ${pr.hasPage ? link(name, `/projects/${pr.slug}/`, options) : name}: ${facts.join(', ')}`);
     }
     if (report.projects.length > 5) out.push(`- … and ${countLabel(report.projects.length - 5, 'more project')}`);
     out.push('');

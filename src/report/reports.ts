@@ -61,6 +61,8 @@ export interface ReportProject {
   cwd: string;
   slug: string;
   sessions: ReportSession[];
+  /** Whether the site has a page for it (`/projects/<slug>/`): only projects with sessions do. */
+  hasPage: boolean;
   totals: ReportTotals;
   /** Prompts of the prompt history whose transcript is gone (counted in totals.prompts). */
   historyOnlyPrompts: ReportPrompt[];
@@ -218,7 +220,16 @@ function projectsOf(days: Map<string, DayIndex>, list: string[], timeZone: strin
   const project = (slug: string, name: string, cwd: string) => {
     let p = projects.get(slug);
     if (!p) {
-      p = { name, cwd, slug, sessions: [], totals: emptyTotals(), historyOnlyPrompts: [], activeSlots: new Set() };
+      p = {
+        name,
+        cwd,
+        slug,
+        sessions: [],
+        hasPage: false,
+        totals: emptyTotals(),
+        historyOnlyPrompts: [],
+        activeSlots: new Set(),
+      };
       projects.set(slug, p);
     }
     return p;
@@ -259,6 +270,7 @@ function projectsOf(days: Map<string, DayIndex>, list: string[], timeZone: strin
   return [...projects.values()]
     .map(({ activeSlots, ...p }) => {
       p.totals.activeMinutes = activeSlots.size * 15;
+      p.hasPage = p.sessions.length > 0;
       p.sessions.sort((a, b) => `${a.day} ${a.start}`.localeCompare(`${b.day} ${b.start}`));
       return p;
     })

@@ -23,16 +23,23 @@ export function formatInZone(iso: string, pattern: string, timeZone: string): st
 
 export { weekdayName as weekdayOf } from '../stats/calendar.ts';
 
-/** Links inside the site, respecting Astro's `base`. */
+/** The site's base path without its trailing slash (`/logbook` or ``): from the site URL the CLI passed (read
+ * at render time, so several builds in one process each get their own), else Astro's `base`. */
+export function basePath(): string {
+  const siteUrl = process.env.AGENT_LOGBOOK_SITE_URL;
+  const base = siteUrl ? (siteUrl.startsWith('/') ? siteUrl : new URL(siteUrl).pathname) : import.meta.env.BASE_URL;
+  return base.replace(/\/+$/, '');
+}
+
+/** Links inside the site, respecting the site's base path. */
 export function href(path: string): string {
-  const base = import.meta.env.BASE_URL.replace(/\/$/, '');
-  return `${base}${path}`;
+  return `${basePath()}${path}`;
 }
 
 /** Where links in a report's Markdown point: the site's URL when known (absolute links that work pasted
  * anywhere), else the base path. */
 export function markdownLinkBase(siteUrl: string | undefined): string {
-  return (siteUrl ?? import.meta.env.BASE_URL).replace(/\/+$/, '');
+  return siteUrl ? siteUrl.replace(/\/+$/, '') : basePath();
 }
 
 /** The URL path of a session (`<source>/<id>`, the summary's id), or of one of its pages, under the site. */

@@ -58,7 +58,10 @@ describe('a session page in Chromium', () => {
     await page.goto(`${server.url}/`);
     await page.locator('table.days').getByRole('link', { name: '2026-03-04' }).click();
     await expect(page.locator('h1').textContent()).resolves.toContain('2026-03-04');
-    await page.getByRole('link', { name: /明日の定例会議/ }).click();
+    await page
+      .locator('table.sessions')
+      .getByRole('link', { name: /明日の定例会議/ })
+      .click();
     expect(page.url()).toBe(`${server.url}/sessions/claude-code/${SESSION.C}/`);
     await page.close();
   });

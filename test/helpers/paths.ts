@@ -1,4 +1,4 @@
-import { promises as fs } from 'node:fs';
+import { existsSync, promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -6,7 +6,15 @@ import { fileURLToPath } from 'node:url';
 export const REPO = fileURLToPath(new URL('../..', import.meta.url));
 export const FIXTURE_HOME = path.join(REPO, 'fixtures', 'home');
 export const FIXTURE_CLAUDE = path.join(FIXTURE_HOME, '.claude');
-export const SAMPLES = path.resolve(REPO, '..', 'shared', 'samples');
+/** Real sample files beside the repository (in our CI only); AGENT_LOGBOOK_SAMPLES points elsewhere. */
+export const SAMPLES = path.resolve(REPO, process.env.AGENT_LOGBOOK_SAMPLES ?? path.join('..', 'shared', 'samples'));
+export const HAS_SAMPLES = existsSync(SAMPLES);
+
+/** Tests over the real samples skip when they are absent (a clone on its own), saying so in one line. */
+export function noteSamples(what: string): boolean {
+  if (!HAS_SAMPLES) console.warn(`skipped: ${what} (no sample files at ${SAMPLES})`);
+  return HAS_SAMPLES;
+}
 
 export const WEBAPP = path.join(FIXTURE_CLAUDE, 'projects', '-home-alice-work-webapp');
 export const API = path.join(FIXTURE_CLAUDE, 'projects', '-home-alice-work-api');

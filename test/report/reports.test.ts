@@ -96,7 +96,10 @@ describe('week report', () => {
   it('renders the week as Markdown: per-day totals, top projects, sessions with titles and prompts', async () => {
     const md = (await report('--week', '2026-W10')).stdout;
     expect(md.split('\n')[0]).toBe('# Week 2026-W10 (2026-03-02 – 2026-03-08)');
-    expect(md).toContain('- Compared with 2026-W09: sessions new, prompts new');
+    expect(md).toContain('- Nothing recorded in 2026-W09\n');
+    // The week after compares with this one.
+    const next = (await report('--week', '2026-W11')).stdout;
+    expect(next).toContain('- Compared with 2026-W10: sessions -77%, prompts -77%');
     expect(md).toContain('- Tue 2026-03-03: 3 sessions, 9 prompts, 13 entries, 8 tool uses, about 1 h 00 min active\n');
     expect(md).toContain('- No activity: Sat 03-07, Sun 03-08');
     expect(md).toContain(

@@ -11,6 +11,7 @@ import type { Source, SourceContext } from '../../src/sources/source.ts';
 import { sessionStats } from '../../src/stats/session-stats.ts';
 import type { CollectWarning } from '../../src/util/warnings.ts';
 import {
+  AMAZONQ_FIXTURES,
   FIXTURE_DB_MTIME,
   Q_FILES,
   Q_IDS,
@@ -20,9 +21,11 @@ import {
   putConversation,
   writeDemoDatabases,
 } from '../helpers/amazonq-db.ts';
-import { REPO, tempDir } from '../helpers/paths.ts';
+import { noteSamples, SAMPLES, tempDir } from '../helpers/paths.ts';
 
-const SAMPLE = path.resolve(REPO, '..', 'shared', 'samples', 'amazonq', 'snapcastclient-q-save.json');
+const SAMPLE = path.join(SAMPLES, 'amazonq', 'snapcastclient-q-save.json');
+/** A conversation as `/save` writes it, from our own fixtures (the real export is a sample, not always there). */
+const SAVED = path.join(AMAZONQ_FIXTURES, Q_FILES.D);
 const WEBAPP = '/home/alice/work/webapp';
 const API = '/home/alice/work/api';
 const NOTES = '/home/alice/notes/日本語';
@@ -110,9 +113,9 @@ describe('Amazon Q source: locating', () => {
       path.join(home, '.local/share/kiro-cli/data.sqlite3'),
     ]);
     const flagged = await amazonQ.locate(
-      context(home, { options: { amazonqDb: [qDb!, '/nowhere/data.sqlite3'], amazonqJson: [SAMPLE] } }),
+      context(home, { options: { amazonqDb: [qDb!, '/nowhere/data.sqlite3'], amazonqJson: [SAVED] } }),
     );
-    expect(flagged).toEqual({ looked: [qDb!, '/nowhere/data.sqlite3', SAMPLE], found: [qDb!, SAMPLE] });
+    expect(flagged).toEqual({ looked: [qDb!, '/nowhere/data.sqlite3', SAVED], found: [qDb!, SAVED] });
   });
 });
 
@@ -378,65 +381,70 @@ describe('Amazon Q source: the demo databases (Q v1 rows in both history forms, 
   });
 });
 
-describe('Amazon Q source: the real /save export (snapcastclient-q-save.json, post-/compact)', () => {
-  let s: Session;
-  beforeAll(async () => {
-    const { sessions, warnings } = await readFiles({ json: [SAMPLE] });
-    expect(warnings).toEqual([]);
-    s = sessions.get('40559d56-3f0a-45be-b9ce-82a6dcd98448')!;
-  });
-
-  // Counted with a separate script over the 250 transcript entries (fixtures/AMAZONQ.md, "The /save sample"):
-  // 25 "> " entries = 6 slash commands + 5 "t" tool approvals + 14 prompts; the other 225 all end in
-  // "[Tool uses: …]": 14 with "none", 211 with one tool each.
-  it('renders the 250-entry transcript with the hand-checked counts', () => {
-    const stats = sessionStats(s);
-    expect({
-      prompts: stats.prompts,
-      entries: stats.entries,
-      toolRounds: stats.toolRounds,
-      toolUses: stats.toolUses,
-      pattern: stats.pattern,
-    }).toEqual({ prompts: 14, entries: 225, toolRounds: 211, toolUses: 211, pattern: 'multi_tool' });
-    expect(stats.toolUsesByName).toEqual({
-      execute_bash: 119,
-      fs_write: 56,
-      fs_read: 31,
-      get_file_contents: 2,
-      list_notifications: 1,
-      search_code: 1,
-      search_issues: 1,
+describe.skipIf(!noteSamples('the real Amazon Q /save export'))(
+  'Amazon Q source: the real /save export (snapcastclient-q-save.json, post-/compact)',
+  () => {
+    let s: Session;
+    beforeAll(async () => {
+      const { sessions, warnings } = await readFiles({ json: [SAMPLE] });
+      expect(warnings).toEqual([]);
+      s = sessions.get('40559d56-3f0a-45be-b9ce-82a6dcd98448')!;
     });
-    expect(s.messages.filter((m) => m.metadata?.kind === 'command').map(text)).toEqual([
+
+    // Counted with a separate script over the 250 transcript entries (fixtures/AMAZONQ.md, "The /save sample"):
+    // 25 "> " entries = 6 slash commands + 5 "t" tool approvals + 14 prompts; the other 225 all end in
+    // "[Tool uses: …]": 14 with "none", 211 with one tool each.
+    it('renders the 250-entry transcript with the hand-checked counts', () => {
+      const stats = sessionStats(s);
+      expect({
+        prompts: stats.prompts,
+        entries: stats.entries,
+        toolRounds: stats.toolRounds,
+        toolUses: stats.toolUses,
+        pattern: stats.pattern,
+      }).toEqual({ prompts: 14, entries: 225, toolRounds: 211, toolUses: 211, pattern: 'multi_tool' });
+      expect(stats.toolUsesByName).toEqual({
+        execute_bash: 119,
+        fs_write: 56,
+        fs_read: 31,
+        get_file_contents: 2,
+        list_notifications: 1,
+        search_code: 1,
+        search_issues: 1,
+      });
+      expect(s.messages.filter((m) => m.metadata?.kind === 'command').map(text)).toEqual([
       't', 't', 't', 't', 't', '/comapct', '/compact', '/save', '/save .', '/save . -f', '/save q',
     ]); // prettier-ignore
-    expect(s.messages.filter((m) => m.metadata?.kind === 'interrupt')).toHaveLength(4);
-    // 1 notice + 25 user entries + 156 prose messages (69 entries have no prose) + 211 tool calls + 1 summary.
-    expect(s.messages).toHaveLength(394);
-  });
+      expect(s.messages.filter((m) => m.metadata?.kind === 'interrupt')).toHaveLength(4);
+      // 1 notice + 25 user entries + 156 prose messages (69 entries have no prose) + 211 tool calls + 1 summary.
+      expect(s.messages).toHaveLength(394);
+    });
 
-  it('takes the title from the first real prompt and unescapes multi-line prompts', () => {
-    expect(s.title).toBe('now check for necessary new tests and create them');
-    const prompts = s.messages.filter((m) => m.metadata?.kind === 'prompt');
-    expect(text(prompts[1]!)).toMatch(
-      /^let's update the methods names to make them more standard\n\n• Test_createCommand/,
-    );
-    expect(text(prompts[1]!)).not.toContain('> \n');
-  });
+    it('takes the title from the first real prompt and unescapes multi-line prompts', () => {
+      expect(s.title).toBe('now check for necessary new tests and create them');
+      const prompts = s.messages.filter((m) => m.metadata?.kind === 'prompt');
+      expect(text(prompts[1]!)).toMatch(
+        /^let's update the methods names to make them more standard\n\n• Test_createCommand/,
+      );
+      expect(text(prompts[1]!)).not.toContain('> \n');
+    });
 
-  it('shows latest_summary (a [text, request_metadata] tuple) with its own time and the legacy model string', () => {
-    const summary = s.messages[s.messages.length - 1]!;
-    expect(summary.metadata?.kind).toBe('compact_summary');
-    expect(text(summary)).toHaveLength(2263);
-    expect(summary.timestamp).toBe('2025-08-02T12:48:42.692Z'); // stream_end_timestamp_ms 1754138922692
-    expect(summary.timestamp_estimated).toBeUndefined();
-    expect(s.models).toEqual(['CLAUDE_SONNET_4_20250514_V1_0']);
-    // The transcript has no times: every entry is placed at the summary's time, marked estimated.
-    expect(s.messages.slice(0, -1).every((m) => m.timestamp === summary.timestamp && m.timestamp_estimated)).toBe(true);
-    expect(s.cwd).toBe(path.dirname(SAMPLE));
-    expect(s.files).toEqual([SAMPLE]);
-  });
-});
+    it('shows latest_summary (a [text, request_metadata] tuple) with its own time and the legacy model string', () => {
+      const summary = s.messages[s.messages.length - 1]!;
+      expect(summary.metadata?.kind).toBe('compact_summary');
+      expect(text(summary)).toHaveLength(2263);
+      expect(summary.timestamp).toBe('2025-08-02T12:48:42.692Z'); // stream_end_timestamp_ms 1754138922692
+      expect(summary.timestamp_estimated).toBeUndefined();
+      expect(s.models).toEqual(['CLAUDE_SONNET_4_20250514_V1_0']);
+      // The transcript has no times: every entry is placed at the summary's time, marked estimated.
+      expect(s.messages.slice(0, -1).every((m) => m.timestamp === summary.timestamp && m.timestamp_estimated)).toBe(
+        true,
+      );
+      expect(s.cwd).toBe(path.dirname(SAMPLE));
+      expect(s.files).toEqual([SAMPLE]);
+    });
+  },
+);
 
 describe('Amazon Q source: unreadable databases', () => {
   it('warns about a database locked by another connection, within a bound, and reads the others', async () => {
