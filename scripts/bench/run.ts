@@ -233,6 +233,8 @@ async function main(): Promise<void> {
 
   async function measureAll(): Promise<void> {
     const results = [];
+    let siteBytes: number | undefined;
+    let liveUpdate: (Measure & { label: string }) | undefined;
     results.push(await measure('cold collect', () => fs.rm(data, { recursive: true, force: true }), collect));
     results.push(await measure('warm collect (nothing changed)', undefined, collect));
     results.push(
@@ -255,11 +257,26 @@ async function main(): Promise<void> {
       // A first build: no site, no render cache, no Astro cache (the collect before it finds nothing new).
       const firstBuild = async () => {
         await fs.rm(out, { recursive: true, force: true });
-        for (const cache of ['render.sqlite', 'render.sqlite-wal', 'render.sqlite-shm', 'astro'])
+        for (const cache of [
+          'render.sqlite',
+          'render.sqlite-wal',
+          'render.sqlite-shm',
+          'astro',
+          'renderer',
+          'site-build',
+        ])
           await fs.rm(path.join(data, 'cache', cache), { recursive: true, force: true });
       };
       results.push(await measure('full site build (first build: no caches)', firstBuild, siteBuild));
+      siteBytes = await directoryBytes(out);
       results.push(await measure('rebuild after one-file change', grow(medianFile.file, 5), siteBuild));
+      results.push(await measure('build with nothing changed', undefined, siteBuild));
+      liveUpdate = await measure(
+        'serve --watch: append to a transcript until the open page is told to reload',
+        undefined,
+        () => liveUpdateLatency(corpus, data, out, grow(medianFile.file, 1)),
+      );
+      results.push(liveUpdate);
       const shareOut = path.join(work, 'share');
       results.push(
         await measure(
@@ -332,6 +349,18 @@ async function main(): Promise<void> {
       `\nCold collect throughput: ${mbPerSecond.toFixed(0)} MB/s over ${mb(totalBytes)} MB (Claude + Codex JSONL + the Q database)`,
     );
     if (huge) console.log(`Huge session cold collect: ${huge.mbPerSecond.toFixed(0)} MB/s`);
+    const full = results.find((r) => r.label.startsWith('full site build'));
+    const oneChange = results.find((r) => r.label === 'rebuild after one-file change');
+    if (full && oneChange && siteBytes !== undefined) {
+      // The figures before the incremental build (issue 17), on the scale-1 corpus: full build 63 s and 3 GB
+      // peak RSS, build after one session changed 61 s.
+      console.log(
+        `Site: ${mb(siteBytes)} MB; full build ${full.seconds.toFixed(1)} s (${(full.seconds / 63).toFixed(2)}× the 63 s before), ` +
+          `peak RSS ${full.maxRssMB.toFixed(0)} MB (${(full.maxRssMB / 3072).toFixed(2)}× the 3 GB before); after one change ` +
+          `${oneChange.seconds.toFixed(1)} s (${(oneChange.seconds / 61).toFixed(2)}× the 61 s before)` +
+          (liveUpdate ? `; live update ${liveUpdate.seconds.toFixed(1)} s` : ''),
+      );
+    }
     if (ccusage) {
       // ccusage reads the whole corpus on every run; agent-logbook's daily run is an incremental collect.
       const daily = results[2]!;
@@ -357,6 +386,7 @@ async function main(): Promise<void> {
           node: process.version,
           cpus: os.cpus().length,
           mbPerSecond,
+          siteBytes,
           results,
         },
         null,
@@ -364,6 +394,76 @@ async function main(): Promise<void> {
       ),
     );
     console.log(`\nWritten: ${path.relative(ROOT, file)}`);
+  }
+}
+
+async function directoryBytes(dir: string): Promise<number> {
+  let bytes = 0;
+  for (const entry of await fs.readdir(dir, { recursive: true, withFileTypes: true })) {
+    if (entry.isFile()) bytes += (await fs.stat(path.join(entry.parentPath, entry.name))).size;
+  }
+  return bytes;
+}
+
+/**
+ * Starts `serve --watch` (it collects and builds first), listens to its reload events as an open page does,
+ * then appends to a transcript and measures until the reload arrives. The peak RSS is the server's.
+ */
+async function liveUpdateLatency(
+  home: string,
+  data: string,
+  out: string,
+  append: () => Promise<void>,
+): Promise<Measure> {
+  const http = await import('node:http');
+  const port = 43000 + Math.floor(Math.random() * 2000);
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      RSS_HOOK,
+      CLI,
+      'serve',
+      '--watch',
+      '--home',
+      home,
+      '--data',
+      data,
+      '--out',
+      out,
+      '--tz',
+      'UTC',
+      '--port',
+      String(port),
+    ],
+    { env: { ...process.env, ASTRO_TELEMETRY_DISABLED: '1' }, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  let stderr = '';
+  const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  try {
+    for (let waited = 0; !stderr.includes('Serving'); waited += 100) {
+      if (waited > 600_000 || child.exitCode !== null) throw new Error(`serve --watch did not start:\n${stderr}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const reloaded = new Promise<void>((resolve, reject) => {
+      http
+        .get(`http://127.0.0.1:${port}/__agent-logbook/events`, (response) => {
+          response.on('data', (chunk: Buffer) => chunk.toString().includes('data: reload') && resolve());
+        })
+        .on('error', reject);
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    const started = process.hrtime.bigint();
+    await append();
+    await reloaded;
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    child.kill('SIGINT');
+    await exited;
+    const rss = /BENCH_MAXRSS_KB (\d+)/.exec(stderr);
+    return { seconds, maxRssMB: rss ? Number(rss[1]) / 1024 : NaN };
+  } finally {
+    if (child.exitCode === null) child.kill('SIGKILL');
   }
 }
 

@@ -68,9 +68,8 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
   const { dataDir, outDir } = options;
   const cacheDir = path.join(dataDir, 'cache');
   options.onProgress?.({ phase: 'compile', done: 0, total: 1 });
-  const before = Date.now();
   const renderer = await compileRenderer(options.packageRoot, path.join(cacheDir, 'renderer'));
-  const compiled = (await fs.stat(renderer.entry)).mtimeMs >= before;
+  const compiled = renderer.compiled === true;
   options.onProgress?.({ phase: 'compile', done: 1, total: 1 });
 
   const optionsKey = JSON.stringify([

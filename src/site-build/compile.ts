@@ -13,6 +13,8 @@ export interface CompiledRenderer {
   styles: string[];
   /** Astro's `base` the bundle was compiled with, as `href()` sees it. */
   base: string;
+  /** Compiled by this call (else found compiled by an earlier build). */
+  compiled?: boolean;
 }
 
 const MANIFEST = 'renderer.json';
@@ -24,6 +26,8 @@ const MANIFEST = 'renderer.json';
  */
 export async function templateHash(packageRoot: string): Promise<string> {
   const hash = createHash('sha256');
+  // The bundle imports its dependencies by absolute path: a moved installation compiles again.
+  hash.update(packageRoot).update('\0');
   const src = path.join(packageRoot, 'src');
   const files = (await fs.readdir(src, { recursive: true, withFileTypes: true }))
     .filter((e) => e.isFile())
@@ -119,7 +123,7 @@ export async function compileRenderer(packageRoot: string, cacheDir: string): Pr
     .sort()
     .map((name) => `_astro/${name}`);
   const base = typeof config.base === 'string' ? config.base : '/';
-  const compiled: CompiledRenderer = { hash, dir, entry: path.join(dir, 'entry.mjs'), styles, base };
+  const compiled: CompiledRenderer = { hash, dir, entry: path.join(dir, 'entry.mjs'), styles, base, compiled: true };
   await fs.writeFile(path.join(staging, MANIFEST), JSON.stringify({ styles, base }));
   await fs.rm(dir, { recursive: true, force: true });
   try {

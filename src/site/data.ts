@@ -57,6 +57,27 @@ function nonEmpty(relative: string): boolean {
   }
 }
 
+/** Size and mtime of the index files the collections load: part of every cache key over them, as one
+ * process (`serve --watch`) renders the site again after each collect with the same modules loaded. */
+export function indexStamp(): string {
+  const root = dataDir();
+  if (!root) return '';
+  const files = [
+    path.join('index', 'sessions.json'),
+    ...SOURCE_IDS.map((source) => path.join('prompts', `${source}.json`)),
+  ];
+  return files
+    .map((file) => {
+      try {
+        const stat = statSync(path.join(root, file));
+        return `${stat.size}:${stat.mtimeMs}`;
+      } catch {
+        return '-';
+      }
+    })
+    .join(' ');
+}
+
 export function hasSummaries(): boolean {
   return nonEmpty(path.join('index', 'sessions.json'));
 }
