@@ -31,6 +31,8 @@ export interface BuildSiteOptions {
   /** Render and write every page, whatever the last build left (`build --full`). */
   full?: boolean;
   onProgress?: SiteBuildOptions['onProgress'];
+  /** Render workers kept between builds (serve --watch). */
+  workers?: SiteBuildOptions['workers'];
 }
 
 /** Builds the site over a data directory, rendering only what changed since the last build into `outDir`
@@ -54,6 +56,7 @@ export async function buildSite(options: BuildSiteOptions): Promise<SiteBuildRes
     outDir: options.outDir,
     full: options.full,
     onProgress: options.onProgress,
+    workers: options.workers,
   });
   // The pages are written: steps over the finished site (a search index) go here.
   return { ...report, sanitized };

@@ -210,6 +210,8 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
         }
         const resolved = resolveSources(flags, io.env, io.cwd);
         const { serveLive } = await import('../serve/live.ts');
+        const { RenderWorkers } = await import('../site-build/build.ts');
+        const workers = new RenderWorkers();
         await serveLive({
           outDir,
           port: flags.port,
@@ -226,13 +228,14 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
               weekStart: flags.weekStart,
               since: flags.since,
               until: flags.until,
+              workers,
             });
             return {
               locations: collected.sources.flatMap((source) => source.found),
               summary: buildSummary(collected, built, Date.now() - started),
             };
           },
-        });
+        }).finally(() => workers.close());
       } finally {
         stop.dispose();
       }

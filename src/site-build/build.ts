@@ -14,7 +14,7 @@ const WORKER = workerFile(import.meta.url, 'site-render-worker', './render-worke
 
 /** Each render worker's V8 heap limit: a page of a long session is bounded (see PagedBody), so this is plenty,
  * and two workers plus this thread stay under 1 GiB. */
-const WORKER_HEAP_MB = 320;
+const WORKER_HEAP_MB = 256;
 /** Index pages (days, weeks, projects, …) go to workers this many at a time. */
 const INDEX_BATCH = 16;
 
@@ -26,6 +26,36 @@ export interface SiteBuildOptions {
   full?: boolean;
   threads?: number;
   onProgress?: (progress: { phase: 'compile' | 'pages'; done: number; total: number }) => void;
+  /** Keeps the render workers between builds (`serve --watch`), instead of starting them for each. */
+  workers?: RenderWorkers;
+}
+
+/**
+ * Render workers kept between builds of one process: starting a worker and loading the renderer in it costs
+ * about a second, most of a rebuild after one change. Replaced when the renderer or the output changes.
+ */
+export class RenderWorkers {
+  private current: { key: string; pool: WorkerPool<RenderTask, RenderTaskResult> } | undefined;
+
+  pool(data: RenderWorkerData, threads: number): WorkerPool<RenderTask, RenderTaskResult> {
+    const key = JSON.stringify([data, threads]);
+    if (this.current?.key !== key) {
+      void this.current?.pool.close();
+      this.current = { key, pool: startPool(data, threads) };
+    }
+    return this.current.pool;
+  }
+
+  async close(): Promise<void> {
+    await this.current?.pool.close();
+    this.current = undefined;
+  }
+}
+
+function startPool(data: RenderWorkerData, threads: number): WorkerPool<RenderTask, RenderTaskResult> {
+  return new WorkerPool<RenderTask, RenderTaskResult>(WORKER, threads, data, 1, {
+    maxOldGenerationSizeMb: WORKER_HEAP_MB,
+  });
 }
 
 export interface SiteBuildReport {
@@ -131,11 +161,11 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
   const total = stale.reduce((n, task) => n + task.length, 0);
   options.onProgress?.({ phase: 'pages', done: 0, total });
   if (stale.length > 0) {
-    const threads = Math.max(1, Math.min(options.threads ?? defaultThreads(), stale.length));
     const workerData: RenderWorkerData = { entry: renderer.entry, styleHrefs, outDir };
-    const pool = new WorkerPool<RenderTask, RenderTaskResult>(WORKER, threads, workerData, 1, {
-      maxOldGenerationSizeMb: WORKER_HEAP_MB,
-    });
+    const threads = options.threads ?? defaultThreads();
+    const pool = options.workers
+      ? options.workers.pool(workerData, threads)
+      : startPool(workerData, Math.max(1, Math.min(threads, stale.length)));
     try {
       await Promise.all(
         stale.map(async (task) => {
@@ -150,7 +180,7 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
         }),
       );
     } finally {
-      await pool.close();
+      if (!options.workers) await pool.close();
     }
   }
 

@@ -128,7 +128,9 @@ export function loadSessionPage(summary: SessionSummary, page: number): Session 
   const root = dataDir();
   const starts = summary.pageStarts ?? [0];
   // The pages of a long session are built one after another: open it once for all of them.
-  const key = `${root}\u0000${summary.body}`;
+  // With the summary's file stamps: a process that renders again after a collect (`serve --watch`) must not
+  // keep a body from before it grew.
+  const key = `${root}\u0000${summary.body}\u0000${JSON.stringify(summary.fileStamps ?? {})}\u0000${summary.endedAt}`;
   if (openPages?.key !== key) {
     const pages = root
       ? openSessionPages(root, summary.body, starts, (session, n) => sessionPage(session, starts, n))
