@@ -33,7 +33,8 @@ const CCUSAGE = path.join(ROOT, 'node_modules', 'ccusage', 'dist', 'index.js');
 /** Part of the corpus manifest: bump it when a generator changes its output, so that old corpora are rebuilt. */
 const GENERATOR_VERSION = 2;
 // Reports the child's peak RSS on exit, whatever the program is.
-const RSS_HOOK = `data:text/javascript,process.on('exit',()=>process.stderr.write('\\nBENCH_MAXRSS_KB '+process.resourceUsage().maxRSS+'\\n'))`;
+// and its CPU time (all threads), which on a shared machine says more than the wall clock.
+const RSS_HOOK = `data:text/javascript,process.on('exit',()=>{const u=process.resourceUsage();process.stderr.write('\\nBENCH_MAXRSS_KB '+u.maxRSS+' BENCH_CPU_US '+(u.userCPUTime+u.systemCPUTime)+'\\n')})`;
 
 const { values: args } = parseArgs({
   options: {
@@ -55,6 +56,13 @@ if (hugeGB !== undefined && !(hugeGB > 0)) throw new Error(`--huge must be a pos
 interface Measure {
   seconds: number;
   maxRssMB: number;
+  /** User + system CPU seconds of the process, all threads. */
+  cpuSeconds?: number;
+}
+
+function cpuSecondsIn(stderr: string): number | undefined {
+  const match = /BENCH_CPU_US (\d+)/.exec(stderr);
+  return match ? Number(match[1]) / 1e6 : undefined;
 }
 
 function runNode(script: string, argv: string[], env: NodeJS.ProcessEnv = {}): Promise<Measure> {
@@ -75,7 +83,7 @@ function runNode(script: string, argv: string[], env: NodeJS.ProcessEnv = {}): P
       const rss = /BENCH_MAXRSS_KB (\d+)/.exec(stderr);
       if (code !== 0)
         return reject(new Error(`${path.basename(script)} ${argv.join(' ')} exited ${code}\n${stderr.slice(-2000)}`));
-      resolve({ seconds, maxRssMB: rss ? Number(rss[1]) / 1024 : NaN });
+      resolve({ seconds, maxRssMB: rss ? Number(rss[1]) / 1024 : NaN, cpuSeconds: cpuSecondsIn(stderr) });
     });
   });
 }
@@ -99,6 +107,7 @@ async function measure(label: string, before: (() => Promise<void>) | undefined,
     label,
     seconds: median(results.map((r) => r.seconds)),
     maxRssMB: Math.max(...results.map((r) => r.maxRssMB)),
+    cpuSeconds: median(results.map((r) => r.cpuSeconds ?? NaN)),
     runs: results,
   };
 }
@@ -344,7 +353,10 @@ async function main(): Promise<void> {
     console.log(compositionLines.join('\n'));
     console.log('\n| measurement | seconds | peak RSS MB |');
     console.log('|---|---:|---:|');
-    for (const r of results) console.log(`| ${r.label} | ${r.seconds.toFixed(2)} | ${r.maxRssMB.toFixed(0)} |`);
+    for (const r of results) {
+      const cpu = r.cpuSeconds === undefined || Number.isNaN(r.cpuSeconds) ? '' : ` (CPU ${r.cpuSeconds.toFixed(1)} s)`;
+      console.log(`| ${r.label} | ${r.seconds.toFixed(2)}${cpu} | ${r.maxRssMB.toFixed(0)} |`);
+    }
     console.log(
       `\nCold collect throughput: ${mbPerSecond.toFixed(0)} MB/s over ${mb(totalBytes)} MB (Claude + Codex JSONL + the Q database)`,
     );
@@ -461,7 +473,7 @@ async function liveUpdateLatency(
     child.kill('SIGINT');
     await exited;
     const rss = /BENCH_MAXRSS_KB (\d+)/.exec(stderr);
-    return { seconds, maxRssMB: rss ? Number(rss[1]) / 1024 : NaN };
+    return { seconds, maxRssMB: rss ? Number(rss[1]) / 1024 : NaN, cpuSeconds: undefined };
   } finally {
     if (child.exitCode === null) child.kill('SIGKILL');
   }

@@ -87,10 +87,10 @@ interface Manifest {
 
 /**
  * Builds the site into `outDir` with the compiled renderer, rendering only what changed since the last
- * build into the same directory. Every output file has a key: a session page's is a hash of the renderer,
- * the build options, its summary and its body's stamps; every other page's (days, weeks, projects, the home
- * page, stats) is a hash of the renderer, the options and the archive's index files, as they show many
- * sessions. A file is rendered again when its key changed or the file is not as the last build left it, and
+ * build into the same directory. Every output file has a key: a page with props (a day, a week, a project,
+ * a session's page) is a hash of the renderer, the build options and its props, plus its body's stamps for a
+ * session page; pages must therefore depend only on their props and the options. A page without props (the
+ * home page, stats, the Markdown reports) is a hash of the renderer, the options and the archive's index files. A file is rendered again when its key changed or the file is not as the last build left it, and
  * written only when its bytes differ (unchanged files keep their mtime). Files the last build wrote that
  * this one does not make are removed; nothing else in `outDir` is touched.
  */
@@ -138,7 +138,10 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
     if (summary) {
       let stamp = bodyStamps.get(summary.body);
       if (stamp === undefined) bodyStamps.set(summary.body, (stamp = await bodyStamp(dataDir, summary.body)));
-      key = hash(optionsKey, JSON.stringify(summary), String(route.props.page), stamp);
+      key = hash(optionsKey, route.output, JSON.stringify(route.props), stamp);
+    } else if (Object.keys(route.props).length > 0) {
+      // A page made from its props (a day, a week, a project) changes only when they do.
+      key = hash(optionsKey, route.output, JSON.stringify(route.props));
     }
     const known = previous?.outputs[route.output];
     outputs[route.output] = { key, size: known?.size ?? 0, mtimeMs: known?.mtimeMs ?? 0 };
