@@ -6,7 +6,7 @@ import { SOURCE_IDS } from '../model/message.ts';
 import type { SessionSummary } from '../model/session.ts';
 import { defaultThreads, workerFile, WorkerPool } from '../util/worker-pool.ts';
 import { compileRenderer } from './compile.ts';
-import { loadBundle, type RouteToRender, writeIfChanged } from './render-page.ts';
+import { loadBundle, PageRenderer, type RouteToRender, writeIfChanged } from './render-page.ts';
 import type { RenderTask, RenderTaskResult, RenderWorkerData } from './render-worker.ts';
 import { outputPath, routeFile } from './routes.ts';
 
@@ -17,6 +17,8 @@ const WORKER = workerFile(import.meta.url, 'site-render-worker', './render-worke
 const WORKER_HEAP_MB = 256;
 /** Index pages (days, weeks, projects, …) go to workers this many at a time. */
 const INDEX_BATCH = 16;
+/** Up to this many pages to render are rendered on this thread, without starting workers. */
+const IN_PROCESS_ROUTES = 80;
 
 export interface SiteBuildOptions {
   packageRoot: string;
@@ -163,7 +165,20 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
   let rendered = 0;
   const total = stale.reduce((n, task) => n + task.length, 0);
   options.onProgress?.({ phase: 'pages', done: 0, total });
-  if (stale.length > 0) {
+  if (stale.length > 0 && total <= IN_PROCESS_ROUTES && !options.workers) {
+    // A few pages (one session changed): starting workers would cost more than rendering them here.
+    const here = await PageRenderer.create(bundle, styleHrefs);
+    for (const task of stale) {
+      for (const route of task) {
+        const file = path.join(outDir, route.output);
+        if (await writeIfChanged(file, await here.render(route), options.full)) written += 1;
+        const stat = await fs.stat(file);
+        outputs[route.output] = { ...outputs[route.output]!, size: stat.size, mtimeMs: stat.mtimeMs };
+        rendered += 1;
+      }
+      options.onProgress?.({ phase: 'pages', done: rendered, total });
+    }
+  } else if (stale.length > 0) {
     const workerData: RenderWorkerData = { entry: renderer.entry, styleHrefs, outDir };
     const threads = options.threads ?? defaultThreads();
     const pool = options.workers

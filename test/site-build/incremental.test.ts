@@ -55,9 +55,10 @@ beforeAll(async () => {
   incremental = path.join(root, 'incremental');
   const first = await build(incremental);
   expect(first.code, first.stderr).toBe(0);
-});
+}, 900_000);
 
-describe('incremental site build', () => {
+// Several real builds each, on a machine that may be shared: generous time limits, nothing timed.
+describe('incremental site build', { timeout: 900_000 }, () => {
   it('after one session grew, writes only what changed, and the same bytes as a full build', async () => {
     const before = await snapshot(incremental);
     const transcript = path.join(home, '.claude', 'projects', '-home-alice-work-webapp', `${SESSION.B}.jsonl`);
@@ -88,6 +89,23 @@ describe('incremental site build', () => {
     expect([...after.keys()].sort()).toEqual([...fullFiles.keys()].sort());
     for (const [file, state] of after) {
       expect(state.bytes.equals(fullFiles.get(file)!.bytes), `${file} differs from the full build`).toBe(true);
+    }
+  });
+
+  it("writes the same files as Astro's own build, byte for byte but for the stylesheet's name", async () => {
+    const { buildSiteWithAstro } = await import('../../src/cli/build-site.ts');
+    const astroOut = path.join(path.dirname(incremental), 'astro');
+    await buildSiteWithAstro({ dataDir, outDir: astroOut, timeZone: 'Asia/Tokyo' });
+    const ours = await snapshot(incremental);
+    const astro = await snapshot(astroOut);
+    const cssName = (files: Map<string, FileState>) => [...files.keys()].find((f) => f.endsWith('.css'))!;
+    const [ourCss, astroCss] = [cssName(ours), cssName(astro)];
+    expect(ours.get(ourCss)!.bytes.equals(astro.get(astroCss)!.bytes)).toBe(true);
+    const withoutCss = (files: Map<string, FileState>) => [...files.keys()].filter((f) => !f.endsWith('.css')).sort();
+    expect(withoutCss(ours)).toEqual(withoutCss(astro));
+    for (const file of withoutCss(ours)) {
+      const expected = astro.get(file)!.bytes.toString('utf8').replaceAll(`/${astroCss}`, `/${ourCss}`);
+      expect(ours.get(file)!.bytes.toString('utf8'), file).toBe(expected);
     }
   });
 
