@@ -209,6 +209,19 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
     outputs[style] = { key: renderer.hash, size: stat.size, mtimeMs: stat.mtimeMs };
   }
 
+  // Files in public/ (favicon, the pages' own scripts) are copied as they are, as Astro does.
+  const publicDir = path.join(options.packageRoot, 'public');
+  for (const entry of await fs.readdir(publicDir, { recursive: true, withFileTypes: true }).catch(() => [])) {
+    if (!entry.isFile()) continue;
+    const source = path.join(entry.parentPath, entry.name);
+    const output = path.relative(publicDir, source).split(path.sep).join('/');
+    if (output in outputs) throw new Error(`public/${output} has the same name as a page`);
+    const file = path.join(outDir, output);
+    if (await writeIfChanged(file, await fs.readFile(source), options.full)) written += 1;
+    const stat = await fs.stat(file);
+    outputs[output] = { key: renderer.hash, size: stat.size, mtimeMs: stat.mtimeMs };
+  }
+
   let removed = 0;
   for (const output of Object.keys(previous?.outputs ?? (await readManifest(manifestFile, outDir))?.outputs ?? {})) {
     if (output in outputs) continue;

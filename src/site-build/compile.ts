@@ -20,7 +20,7 @@ export interface CompiledRenderer {
 const MANIFEST = 'renderer.json';
 
 /**
- * The template hash: every file under src/ (pages, components, layouts, styles and the TypeScript they
+ * The template hash: every file under src/ and public/ (pages, components, layouts, styles and the TypeScript they
  * import), the Astro config and the environment it may read, and the package and Astro versions.
  * Hashing all of src/ costs a few milliseconds and never misses a file a component imports.
  */
@@ -28,17 +28,20 @@ export async function templateHash(packageRoot: string): Promise<string> {
   const hash = createHash('sha256');
   // The bundle imports its dependencies by absolute path: a moved installation compiles again.
   hash.update(packageRoot).update('\0');
-  const src = path.join(packageRoot, 'src');
-  const files = (await fs.readdir(src, { recursive: true, withFileTypes: true }))
-    .filter((e) => e.isFile())
-    .map((e) => path.join(e.parentPath, e.name))
-    .sort();
-  for (const file of files) {
-    hash
-      .update(path.relative(src, file))
-      .update('\0')
-      .update(await fs.readFile(file))
-      .update('\0');
+  // public/ too: its files are copied into the site, and a change must not hide behind "nothing changed".
+  for (const folder of ['src', 'public']) {
+    const root = path.join(packageRoot, folder);
+    const files = (await fs.readdir(root, { recursive: true, withFileTypes: true }).catch(() => []))
+      .filter((e) => e.isFile())
+      .map((e) => path.join(e.parentPath, e.name))
+      .sort();
+    for (const file of files) {
+      hash
+        .update(path.relative(packageRoot, file))
+        .update('\0')
+        .update(await fs.readFile(file))
+        .update('\0');
+    }
   }
   // The config may read the environment (a --site-url sets `base`): every AGENT_LOGBOOK_ variable but the
   // ones the pages read at render time is part of the hash. Evaluating the config would cost a second.

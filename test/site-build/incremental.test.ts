@@ -134,6 +134,9 @@ describe('incremental site build', { timeout: 900_000 }, () => {
       await fs.cp(path.join(REPO, name), path.join(root, name), { recursive: true });
     }
     await fs.symlink(path.join(REPO, 'node_modules'), path.join(root, 'node_modules'));
+    // public/ is copied into the site as it is, as Astro does.
+    await fs.mkdir(path.join(root, 'public'), { recursive: true });
+    await fs.writeFile(path.join(root, 'public', 'probe.js'), '// probe\n');
     const out = path.join(root, 'dist');
     process.env.AGENT_LOGBOOK_DATA = dataDir;
     process.env.AGENT_LOGBOOK_TZ = 'Asia/Tokyo';
@@ -141,6 +144,7 @@ describe('incremental site build', { timeout: 900_000 }, () => {
 
     const first = await buildSitePages(options);
     expect(first.compiled).toBe(true);
+    expect(await fs.readFile(path.join(out, 'probe.js'), 'utf8')).toBe('// probe\n');
     const unchanged = await buildSitePages(options);
     expect(unchanged).toMatchObject({ compiled: false, rendered: 0, written: 0 });
 
