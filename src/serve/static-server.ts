@@ -38,6 +38,8 @@ export interface StaticServerOptions {
   host?: string;
   /** Live mode: serve the reload script and its event stream, and add the script to every HTML response. */
   live?: boolean;
+  /** The site's base path (`--site-url https://host/logbook/`): its pages are served under it. */
+  base?: string;
 }
 
 export interface StaticServer {
@@ -59,6 +61,15 @@ export async function startStaticServer(options: StaticServerOptions): Promise<S
   const root = await fs.realpath(path.resolve(options.root));
   const clients = new Set<http.ServerResponse>();
   const server = http.createServer((request, response) => {
+    const base = (options.base ?? '/').replace(/\/?$/, '/');
+    if (base !== '/' && request.url) {
+      // Pages link to `<base>…`: strip it; the live endpoints stay at the root.
+      if (request.url.startsWith(base)) request.url = request.url.slice(base.length - 1);
+      else if (!request.url.startsWith(LIVE_PREFIX)) {
+        response.writeHead(302, { ...SECURITY_HEADERS, Location: base });
+        return void response.end();
+      }
+    }
     void handle(root, request, response, options.live === true, clients).catch(() => {
       if (!response.headersSent) send(response, 500, 'text/plain; charset=utf-8', 'Internal error\n');
       else response.destroy();

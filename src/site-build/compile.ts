@@ -107,7 +107,11 @@ export async function compileRenderer(packageRoot: string, cacheDir: string): Pr
       rollupOptions: { output: { format: 'esm', entryFileNames: 'entry.mjs' } },
     },
   };
-  const config = await getViteConfig(userConfig, { root: packageRoot, logLevel: 'error' })({
+  const config = await getViteConfig(userConfig, {
+    root: packageRoot,
+    logLevel: 'error',
+    ...siteAndBase(process.env.AGENT_LOGBOOK_SITE_URL),
+  })({
     mode: 'production',
     command: 'build',
   });
@@ -138,6 +142,15 @@ export async function compileRenderer(packageRoot: string, cacheDir: string): Pr
   }
   await removeOtherRenderers(cacheDir, hash);
   return compiled;
+}
+
+/** Where the site will be published (`--site-url`, passed as AGENT_LOGBOOK_SITE_URL): Astro's `site` and
+ * `base`, as the CLI gives them to Astro (`https://host/path/` → site and base `/path/`; `/path/` → base). */
+function siteAndBase(siteUrl: string | undefined): { site?: string; base?: string } {
+  if (!siteUrl) return {};
+  if (siteUrl.startsWith('/')) return { base: siteUrl };
+  const url = new URL(siteUrl);
+  return { site: url.origin, base: url.pathname };
 }
 
 async function readCompiled(dir: string): Promise<CompiledRenderer | undefined> {

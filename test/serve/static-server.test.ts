@@ -102,6 +102,21 @@ describe('serve', () => {
     expect(response.status).toBe(405);
   });
 
+  it('serves a site built for a base path under that path', async () => {
+    const based = await startStaticServer({ root, port: 0, base: '/logbook/' });
+    try {
+      const md = await fetch(`${based.url}logbook/days/2026-03-02.md`);
+      expect(md.status).toBe(200);
+      expect(await md.text()).toContain('日本語のレポート');
+      const outside = await rawRequest(based.port, '/days/2026-03-02.md');
+      expect(outside.status).toBe(302);
+      expect(outside.headers).toContain('location: /logbook/');
+      expect((await rawRequest(based.port, '/logbook/../secret.txt')).status).toBe(400);
+    } finally {
+      await based.close();
+    }
+  });
+
   it('adds the reload script only in live mode', async () => {
     const live = await startStaticServer({ root, port: 0, live: true });
     try {
