@@ -113,8 +113,9 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
         onProgress: progress.onProgress,
       }).finally(progress.done);
       if (flags.quiet) return;
+      const seconds = ((Date.now() - started) / 1000).toFixed(1);
       io.stderr(
-        `Site: ${result.pages} pages in ${relativeIfInside(io.cwd, outDir)}/, days in ${flags.tz}: ` +
+        `Site: ${result.pages} pages in ${relativeIfInside(io.cwd, outDir)}/ (${seconds}s, days in ${flags.tz}).\n` +
           `${buildSummary(collected, result, Date.now() - started)}.\n` +
           `Open it with: npx agent-logbook serve --out ${relativeIfInside(io.cwd, outDir)}\n`,
       );
