@@ -8,6 +8,7 @@ await build({
     main: 'src/cli/main.ts',
     'prerender-worker': 'src/render/render-worker.ts',
     'claude-session-worker': 'src/sources/claude-code/session-worker.ts',
+    'site-render-worker': 'src/site-build/render-worker.ts',
   },
   outdir: 'dist-cli',
   bundle: true,

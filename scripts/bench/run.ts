@@ -33,7 +33,8 @@ const CCUSAGE = path.join(ROOT, 'node_modules', 'ccusage', 'dist', 'index.js');
 /** Part of the corpus manifest: bump it when a generator changes its output, so that old corpora are rebuilt. */
 const GENERATOR_VERSION = 2;
 // Reports the child's peak RSS on exit, whatever the program is.
-const RSS_HOOK = `data:text/javascript,process.on('exit',()=>process.stderr.write('\\nBENCH_MAXRSS_KB '+process.resourceUsage().maxRSS+'\\n'))`;
+// and its CPU time (all threads), which on a shared machine says more than the wall clock.
+const RSS_HOOK = `data:text/javascript,process.on('exit',()=>{const u=process.resourceUsage();process.stderr.write('\\nBENCH_MAXRSS_KB '+u.maxRSS+' BENCH_CPU_US '+(u.userCPUTime+u.systemCPUTime)+'\\n')})`;
 
 const { values: args } = parseArgs({
   options: {
@@ -55,6 +56,13 @@ if (hugeGB !== undefined && !(hugeGB > 0)) throw new Error(`--huge must be a pos
 interface Measure {
   seconds: number;
   maxRssMB: number;
+  /** User + system CPU seconds of the process, all threads. */
+  cpuSeconds?: number;
+}
+
+function cpuSecondsIn(stderr: string): number | undefined {
+  const match = /BENCH_CPU_US (\d+)/.exec(stderr);
+  return match ? Number(match[1]) / 1e6 : undefined;
 }
 
 /** The stderr of the last child that ran (for figures a command prints, e.g. the site search's). */
@@ -79,7 +87,7 @@ function runNode(script: string, argv: string[], env: NodeJS.ProcessEnv = {}): P
       lastStderr = stderr;
       if (code !== 0)
         return reject(new Error(`${path.basename(script)} ${argv.join(' ')} exited ${code}\n${stderr.slice(-2000)}`));
-      resolve({ seconds, maxRssMB: rss ? Number(rss[1]) / 1024 : NaN });
+      resolve({ seconds, maxRssMB: rss ? Number(rss[1]) / 1024 : NaN, cpuSeconds: cpuSecondsIn(stderr) });
     });
   });
 }
@@ -103,6 +111,7 @@ async function measure(label: string, before: (() => Promise<void>) | undefined,
     label,
     seconds: median(results.map((r) => r.seconds)),
     maxRssMB: Math.max(...results.map((r) => r.maxRssMB)),
+    cpuSeconds: median(results.map((r) => r.cpuSeconds ?? NaN)),
     runs: results,
   };
 }
@@ -239,6 +248,8 @@ async function main(): Promise<void> {
     const results = [];
     /** Figures that are not times (sizes), printed under the table. */
     const extras: string[] = [];
+    let siteBytes: number | undefined;
+    let liveUpdate: (Measure & { label: string }) | undefined;
     results.push(await measure('cold collect', () => fs.rm(data, { recursive: true, force: true }), collect));
     results.push(await measure('warm collect (nothing changed)', undefined, collect));
     results.push(
@@ -289,7 +300,14 @@ async function main(): Promise<void> {
       // A first build: no site, no render cache, no Astro cache (the collect before it finds nothing new).
       const firstBuild = async () => {
         await fs.rm(out, { recursive: true, force: true });
-        for (const cache of ['render.sqlite', 'render.sqlite-wal', 'render.sqlite-shm', 'astro'])
+        for (const cache of [
+          'render.sqlite',
+          'render.sqlite-wal',
+          'render.sqlite-shm',
+          'astro',
+          'renderer',
+          'site-build',
+        ])
           await fs.rm(path.join(data, 'cache', cache), { recursive: true, force: true });
       };
       results.push(await measure('full site build (first build: no caches)', firstBuild, siteBuild));
@@ -298,7 +316,15 @@ async function main(): Promise<void> {
         extras.push(
           `Site search (Pagefind): ${siteSearch[1]} records, ${siteSearch[2]} MB, ${siteSearch[3]} s of the build`,
         );
+      siteBytes = await directoryBytes(out);
       results.push(await measure('rebuild after one-file change', grow(medianFile.file, 5), siteBuild));
+      results.push(await measure('build with nothing changed', undefined, siteBuild));
+      liveUpdate = await measure(
+        'serve --watch: append to a transcript until the open page is told to reload',
+        undefined,
+        () => liveUpdateLatency(corpus, data, out, grow(medianFile.file, 1)),
+      );
+      results.push(liveUpdate);
       const shareOut = path.join(work, 'share');
       results.push(
         await measure(
@@ -366,12 +392,27 @@ async function main(): Promise<void> {
     console.log(compositionLines.join('\n'));
     console.log('\n| measurement | seconds | peak RSS MB |');
     console.log('|---|---:|---:|');
-    for (const r of results) console.log(`| ${r.label} | ${r.seconds.toFixed(2)} | ${r.maxRssMB.toFixed(0)} |`);
+    for (const r of results) {
+      const cpu = r.cpuSeconds === undefined || Number.isNaN(r.cpuSeconds) ? '' : ` (CPU ${r.cpuSeconds.toFixed(1)} s)`;
+      console.log(`| ${r.label} | ${r.seconds.toFixed(2)}${cpu} | ${r.maxRssMB.toFixed(0)} |`);
+    }
     console.log(
       `\nCold collect throughput: ${mbPerSecond.toFixed(0)} MB/s over ${mb(totalBytes)} MB (Claude + Codex JSONL + the Q database)`,
     );
     if (huge) console.log(`Huge session cold collect: ${huge.mbPerSecond.toFixed(0)} MB/s`);
     for (const line of extras) console.log(line);
+    const full = results.find((r) => r.label.startsWith('full site build'));
+    const oneChange = results.find((r) => r.label === 'rebuild after one-file change');
+    if (full && oneChange && siteBytes !== undefined) {
+      // The figures before the incremental build (issue 17), on the scale-1 corpus: full build 63 s and 3 GB
+      // peak RSS, build after one session changed 61 s.
+      console.log(
+        `Site: ${mb(siteBytes)} MB; full build ${full.seconds.toFixed(1)} s (${(full.seconds / 63).toFixed(2)}× the 63 s before), ` +
+          `peak RSS ${full.maxRssMB.toFixed(0)} MB (${(full.maxRssMB / 3072).toFixed(2)}× the 3 GB before); after one change ` +
+          `${oneChange.seconds.toFixed(1)} s (${(oneChange.seconds / 61).toFixed(2)}× the 61 s before)` +
+          (liveUpdate ? `; live update ${liveUpdate.seconds.toFixed(1)} s` : ''),
+      );
+    }
     if (ccusage) {
       // ccusage reads the whole corpus on every run; agent-logbook's daily run is an incremental collect.
       const daily = results[2]!;
@@ -397,6 +438,7 @@ async function main(): Promise<void> {
           node: process.version,
           cpus: os.cpus().length,
           mbPerSecond,
+          siteBytes,
           results,
           extras,
         },
@@ -405,6 +447,76 @@ async function main(): Promise<void> {
       ),
     );
     console.log(`\nWritten: ${path.relative(ROOT, file)}`);
+  }
+}
+
+async function directoryBytes(dir: string): Promise<number> {
+  let bytes = 0;
+  for (const entry of await fs.readdir(dir, { recursive: true, withFileTypes: true })) {
+    if (entry.isFile()) bytes += (await fs.stat(path.join(entry.parentPath, entry.name))).size;
+  }
+  return bytes;
+}
+
+/**
+ * Starts `serve --watch` (it collects and builds first), listens to its reload events as an open page does,
+ * then appends to a transcript and measures until the reload arrives. The peak RSS is the server's.
+ */
+async function liveUpdateLatency(
+  home: string,
+  data: string,
+  out: string,
+  append: () => Promise<void>,
+): Promise<Measure> {
+  const http = await import('node:http');
+  const port = 43000 + Math.floor(Math.random() * 2000);
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      RSS_HOOK,
+      CLI,
+      'serve',
+      '--watch',
+      '--home',
+      home,
+      '--data',
+      data,
+      '--out',
+      out,
+      '--tz',
+      'UTC',
+      '--port',
+      String(port),
+    ],
+    { env: { ...process.env, ASTRO_TELEMETRY_DISABLED: '1' }, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  let stderr = '';
+  const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  try {
+    for (let waited = 0; !stderr.includes('Serving'); waited += 100) {
+      if (waited > 600_000 || child.exitCode !== null) throw new Error(`serve --watch did not start:\n${stderr}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const reloaded = new Promise<void>((resolve, reject) => {
+      http
+        .get(`http://127.0.0.1:${port}/__agent-logbook/events`, (response) => {
+          response.on('data', (chunk: Buffer) => chunk.toString().includes('data: reload') && resolve());
+        })
+        .on('error', reject);
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    const started = process.hrtime.bigint();
+    await append();
+    await reloaded;
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    child.kill('SIGINT');
+    await exited;
+    const rss = /BENCH_MAXRSS_KB (\d+)/.exec(stderr);
+    return { seconds, maxRssMB: rss ? Number(rss[1]) / 1024 : NaN, cpuSeconds: undefined };
+  } finally {
+    if (child.exitCode === null) child.kill('SIGKILL');
   }
 }
 

@@ -5,6 +5,7 @@ import path from 'node:path';
 
 import { fileURLToPath } from 'node:url';
 import type { ShareSettings } from '../site/share-mode.ts';
+import type { SiteBuildOptions, SiteBuildReport } from '../site-build/build.ts';
 
 /** The package root: where astro.config.mjs and src/pages live, from the sources or from the bundle. */
 export const PACKAGE_ROOT = findPackageRoot(path.dirname(fileURLToPath(import.meta.url)));
@@ -27,13 +28,19 @@ export interface BuildSiteOptions {
   siteUrl?: string;
   /** A share build: everything redacted and anonymized. */
   share?: ShareSettings;
-  /** Astro's own progress log (each step and page timed) and the render pass's timing, on stderr. */
+  /** The render pass's timing on stderr. */
   verbose?: boolean;
+  /** Render and write every page, whatever the last build left (`build --full`). */
+  full?: boolean;
+  onProgress?: SiteBuildOptions['onProgress'];
+  /** Render workers kept between builds (serve --watch). */
+  workers?: SiteBuildOptions['workers'];
 }
 
-/** Builds the Astro site over a data directory. The site reads its inputs from the environment,
- * so astro.config.mjs and the content config stay free of CLI plumbing. */
-export async function buildSite(options: BuildSiteOptions): Promise<{ pages: number; sanitized: number }> {
+/** Builds the site over a data directory, rendering only what changed since the last build into `outDir`
+ * (see src/site-build/build.ts). The site reads its inputs from the environment, so the pages and the
+ * content config stay free of CLI plumbing. */
+export async function buildSite(options: BuildSiteOptions): Promise<SiteBuildResult> {
   const { prerender } = await import('../render/prerender.ts');
   const started = Date.now();
   const { sanitized, segments, sessions } = await prerender(options.dataDir);
@@ -43,6 +50,36 @@ export async function buildSite(options: BuildSiteOptions): Promise<{ pages: num
         `in ${((Date.now() - started) / 1000).toFixed(1)}s\n`,
     );
   }
+  setSiteEnvironment(options);
+  const { buildSitePages } = await import('../site-build/build.ts');
+  const report = await buildSitePages({
+    packageRoot: PACKAGE_ROOT,
+    dataDir: options.dataDir,
+    outDir: options.outDir,
+    full: options.full,
+    onProgress: options.onProgress,
+    workers: options.workers,
+  });
+  // The pages are written: steps over the finished site go here.
+  if (!options.share?.single) {
+    const { writeSiteSearch } = await import('../search/site-index.ts');
+    const searchStarted = Date.now();
+    const search = await writeSiteSearch(options);
+    if (options.verbose) {
+      process.stderr.write(
+        `Site search: ${search.records} records, ${(search.bytes / 1e6).toFixed(1)} MB ` +
+          `in ${((Date.now() - searchStarted) / 1000).toFixed(1)}s\n`,
+      );
+    }
+  }
+  return { ...report, sanitized };
+}
+
+export interface SiteBuildResult extends SiteBuildReport {
+  sanitized: number;
+}
+
+function setSiteEnvironment(options: BuildSiteOptions): void {
   process.env.AGENT_LOGBOOK_DATA = options.dataDir;
   process.env.AGENT_LOGBOOK_TZ = options.timeZone;
   process.env.AGENT_LOGBOOK_WEEK_START = options.weekStart ?? 'monday';
@@ -52,6 +89,14 @@ export async function buildSite(options: BuildSiteOptions): Promise<{ pages: num
   process.env.AGENT_LOGBOOK_SITE_URL = options.siteUrl ?? '';
   process.env.ASTRO_TELEMETRY_DISABLED = '1';
   process.env.NODE_ENV = 'production';
+}
+
+/** The same site through Astro's own `build()`, every page rendered: what the incremental build must match
+ * byte for byte (test/site-build/ compares the two). Not used by the CLI. */
+export async function buildSiteWithAstro(options: BuildSiteOptions): Promise<void> {
+  const { prerender } = await import('../render/prerender.ts');
+  await prerender(options.dataDir);
+  setSiteEnvironment(options);
   const { build } = await import('astro');
   // Vite resolves the site's dependencies from the working directory: build from the package, wherever the
   // command was run (all paths are absolute by now).
@@ -70,18 +115,6 @@ export async function buildSite(options: BuildSiteOptions): Promise<{ pages: num
     }).finally(() => process.chdir(cwd));
   });
   await removeAstroLeftovers(options.outDir);
-  if (!options.share?.single) {
-    const { writeSiteSearch } = await import('../search/site-index.ts');
-    const searchStarted = Date.now();
-    const search = await writeSiteSearch(options);
-    if (options.verbose) {
-      process.stderr.write(
-        `Site search: ${search.records} records, ${(search.bytes / 1e6).toFixed(1)} MB ` +
-          `in ${((Date.now() - searchStarted) / 1000).toFixed(1)}s\n`,
-      );
-    }
-  }
-  return { pages: await countPages(options.outDir), sanitized };
 }
 
 /** `https://host/path/` → site `https://host`, base `/path/`; `/path/` → base only; none → served from `/`. */
@@ -139,12 +172,4 @@ async function removeAstroLeftovers(outDir: string): Promise<void> {
   for (const name of ['collections', 'content-assets.mjs', 'content-modules.mjs', 'data-store.json', 'settings.json']) {
     await fs.rm(path.join(outDir, name), { recursive: true, force: true });
   }
-}
-
-async function countPages(dir: string): Promise<number> {
-  let count = 0;
-  for (const entry of await fs.readdir(dir, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile() && entry.name.endsWith('.html')) count += 1;
-  }
-  return count;
 }

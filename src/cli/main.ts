@@ -6,7 +6,8 @@ import { describeError } from '../util/errors.ts';
 import { idToPathSegment, splitSessionKey } from '../model/ids.ts';
 import { SOURCE_IDS } from '../model/message.ts';
 import os from 'node:os';
-import { buildSite } from './build-site.ts';
+import { buildSite, type SiteBuildResult } from './build-site.ts';
+import { buildProgress } from './progress.ts';
 import { readFileSync } from 'node:fs';
 import { isDayWord, isMonthWord, isWeekWord } from '../report/period.ts';
 import {
@@ -22,7 +23,7 @@ import {
   type ResolvedSources,
   type SourceFlags,
 } from './options.ts';
-import { PACKAGE_ROOT } from './build-site.ts';
+import { PACKAGE_ROOT, siteAndBase } from './build-site.ts';
 
 interface BuildFlags {
   out?: string;
@@ -32,6 +33,8 @@ interface BuildFlags {
   sessions?: string;
   omit?: string;
   verbose?: boolean;
+  full?: boolean;
+  quiet?: boolean;
 }
 
 function splitList(value: string | undefined): string[] | undefined {
@@ -48,6 +51,8 @@ export interface CliIo {
   env: NodeJS.ProcessEnv;
   stdout: (text: string) => void;
   stderr: (text: string) => void;
+  /** Whether stderr is a terminal (progress is drawn in place there). */
+  isTTY?: boolean;
 }
 
 const defaultIo = (): CliIo => ({
@@ -55,6 +60,7 @@ const defaultIo = (): CliIo => ({
   env: process.env,
   stdout: (t) => process.stdout.write(t),
   stderr: (t) => process.stderr.write(t),
+  isTTY: process.stderr.isTTY === true,
 });
 
 const MAX_WARNINGS_SHOWN = 20;
@@ -140,13 +146,15 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
     .option('--sessions <ids>', 'with --share: only these sessions (comma-separated <source>/<id> or ids)')
     .option('--omit <parts>', 'with --share: leave out thinking, tool-output and/or tool-input (comma-separated)')
     .option('-v, --verbose', 'list every warning, and time each step of the site build')
+    .option('--full', 'render and write every page, not only what changed since the last build')
+    .option('-q, --quiet', 'print only warnings and errors')
     .action(async (flags: SourceFlags & CalendarFlags & BuildFlags) => {
       if ((flags.sessions || flags.omit) && !flags.share) throw new UsageError('--sessions and --omit go with --share');
       const resolved = resolveSettings(flags, io);
       // Sharing loads the sanitizer (jsdom): only when asked for, so a plain build starts fast.
       const sharing = flags.share ? await import('./share.ts') : undefined;
       const omit = sharing?.parseOmit(flags.omit) ?? [];
-      await runCollect(resolved, io, flags.verbose);
+      const collected = await runCollect(resolved, io, flags.verbose, flags.quiet);
       const share = sharing
         ? await sharing.shareSettingsFor(resolved.dataDir, os.homedir(), { sessions: splitList(flags.sessions), omit })
         : undefined;
@@ -155,6 +163,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
         ? path.resolve(io.cwd, flags.out ?? 'dist')
         : (resolved.out ?? path.resolve(io.cwd, 'dist'));
       const started = Date.now();
+      const progress = buildProgress(io.stderr, { tty: io.isTTY === true, quiet: flags.quiet === true });
       const result = await buildSite({
         dataDir: resolved.dataDir,
         outDir,
@@ -166,12 +175,16 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
         until: flags.until,
         share,
         verbose: flags.verbose,
-      });
+        full: flags.full,
+        onProgress: progress.onProgress,
+      }).finally(progress.done);
       if (!flags.share) await rememberSettings({ ...resolved, out: outDir }, { calendar: true, out: true });
+      if (flags.quiet) return;
       const seconds = ((Date.now() - started) / 1000).toFixed(1);
       const base = resolved.siteUrl ? `, links under ${resolved.siteUrl}` : '';
       io.stderr(
         `Site: ${result.pages} pages in ${relativeIfInside(io.cwd, outDir)}/ (${seconds}s, days in ${resolved.timeZone}${base}).\n` +
+          `${buildSummary(collected, result, Date.now() - started)}.\n` +
           `Open it with: npx agent-logbook serve --out ${relativeIfInside(io.cwd, outDir)}\n`,
       );
     });
@@ -346,20 +359,65 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
       },
     );
 
-  program
-    .command('serve')
-    .description('serve a built site on localhost')
+  addCalendarOptions(
+    addSourceOptions(
+      program
+        .command('serve')
+        .description('serve a built site on 127.0.0.1; with --watch, build it and keep it current'),
+    ),
+  )
     .option('--out <dir>', 'the built site (default: where the last build wrote it, else dist)')
-    .option('--data <dir>', 'the data directory whose last build to serve (default: as for build)')
-    .option('--home <dir>', 'home directory, for the default data directory')
-    .option('--config <file>', 'settings file')
     .option('--port <n>', 'port', parsePort, 4321)
-    .action(async (flags: SourceFlags & { out?: string; port: number }) => {
-      const settings = resolveSettings(flags, io);
-      const { serveSite } = await import('./serve.ts');
-      const outDir = settings.out ?? path.resolve(io.cwd, 'dist');
-      await serveSite(outDir, flags.port, io.stderr, settings.siteUrl);
-      exitCode = -1; // keep running
+    .option('--watch', 'collect and build first, then rebuild when a source changes; open pages reload themselves')
+    .option('--since <day>', 'with --watch: build only days from this one on (YYYY-MM-DD)', parseDay)
+    .option('--until <day>', 'with --watch: build only days up to this one (YYYY-MM-DD)', parseDay)
+    .option('-q, --quiet', 'print only warnings and errors')
+    .action(async (flags: SourceFlags & CalendarFlags & BuildFlags & { port: number; watch?: boolean }) => {
+      const resolved = resolveSettings(flags, io);
+      const outDir = flags.out ? path.resolve(io.cwd, flags.out) : (resolved.out ?? path.resolve(io.cwd, 'dist'));
+      const base = resolved.siteUrl ? siteAndBase(resolved.siteUrl).base : '/';
+      const stop = stopOnInterrupt();
+      try {
+        if (!flags.watch) {
+          const { startStaticServer } = await import('../serve/static-server.ts');
+          const server = await startStaticServer({ root: outDir, port: flags.port, base });
+          io.stderr(`Serving ${outDir} at ${server.url} (Ctrl-C to stop)\n`);
+          await stop.signal;
+          await server.close();
+          return;
+        }
+        const { serveLive } = await import('../serve/live.ts');
+        const { RenderWorkers } = await import('../site-build/build.ts');
+        const workers = new RenderWorkers();
+        await serveLive({
+          outDir,
+          port: flags.port,
+          base,
+          ignore: [resolved.dataDir, outDir],
+          log: (text) => io.stderr(text),
+          stopSignal: stop.signal,
+          rebuild: async () => {
+            const started = Date.now();
+            const collected = await runCollect(resolved, io, flags.verbose, true);
+            const built = await buildSite({
+              dataDir: resolved.dataDir,
+              outDir,
+              timeZone: resolved.timeZone,
+              weekStart: resolved.weekStart,
+              siteUrl: resolved.siteUrl,
+              since: flags.since,
+              until: flags.until,
+              workers,
+            });
+            return {
+              locations: collected.sources.flatMap((source) => source.found),
+              summary: buildSummary(collected, built, Date.now() - started),
+            };
+          },
+        }).finally(() => workers.close());
+      } finally {
+        stop.dispose();
+      }
     });
 
   const verbose = argv.includes('--verbose') || argv.includes('-v');
@@ -410,7 +468,12 @@ function relativeIfInside(base: string, p: string): string {
   return rel === '' ? '.' : rel.startsWith('..') || path.isAbsolute(rel) ? p : rel;
 }
 
-async function runCollect(resolved: ResolvedSources, io: CliIo, verbose = false): Promise<CollectReport> {
+async function runCollect(
+  resolved: ResolvedSources,
+  io: CliIo,
+  verbose = false,
+  quiet = false,
+): Promise<CollectReport> {
   const shown = (p: string) => (resolved.explicitHome ? relativeIfInside(io.cwd, p) : displayPath(p, resolved.home));
   const report = await collect({
     home: resolved.home,
@@ -419,7 +482,7 @@ async function runCollect(resolved: ResolvedSources, io: CliIo, verbose = false)
     sourceOptions: resolved.sourceOptions,
     onWait: (message) => io.stderr(`${message}\n`),
   });
-  for (const source of report.sources) {
+  for (const source of quiet ? [] : report.sources) {
     if (source.found.length === 0) {
       io.stderr(`${source.label}: not found (looked in ${source.looked.map(shown).join(', ')})\n`);
       continue;
@@ -439,8 +502,8 @@ async function runCollect(resolved: ResolvedSources, io: CliIo, verbose = false)
   }
   const archived =
     report.archivedOnly > 0 ? ` (${report.archivedOnly} kept from the archive, their source files are gone)` : '';
-  io.stderr(`Data: ${shown(resolved.dataDir)}: ${report.totalSessions} sessions${archived}.\n`);
-  if (report.totalSessions === 0) {
+  if (!quiet) io.stderr(`Data: ${shown(resolved.dataDir)}: ${report.totalSessions} sessions${archived}.\n`);
+  if (report.totalSessions === 0 && !quiet) {
     io.stderr(
       'No conversations found yet. To see what the site looks like: npx agent-logbook build --home fixtures/home\n',
     );
@@ -452,4 +515,36 @@ function parseSeconds(value: string): number {
   const seconds = Number(value);
   if (!Number.isFinite(seconds) || seconds < 0) throw new InvalidArgumentError(`"${value}" is not a number of seconds`);
   return seconds;
+}
+
+/** Ctrl-C (or SIGTERM) as a promise, for commands that run until stopped; a second Ctrl-C exits at once. */
+function stopOnInterrupt(): { signal: Promise<void>; dispose(): void } {
+  let resolve = () => {};
+  const signal = new Promise<void>((r) => (resolve = r));
+  let asked = false;
+  const onSignal = () => {
+    if (asked) process.exit(130);
+    asked = true;
+    resolve();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return {
+    signal,
+    dispose() {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
+}
+
+/** One line on what a collect and build changed. */
+function buildSummary(collected: CollectReport, built: SiteBuildResult, ms: number): string {
+  const read = collected.sources.reduce((n, s) => n + s.sessions, 0);
+  const resumed = collected.sources.reduce((n, s) => n + (s.resumed ?? 0), 0);
+  const sessions = read === 0 ? 'no session changed' : `${read} sessions read${resumed ? ` (${resumed} grown)` : ''}`;
+  return (
+    `${sessions}; ${built.written} files written, ${built.removed} removed, ${built.files - built.written} unchanged ` +
+    `(${(ms / 1000).toFixed(1)}s)`
+  );
 }

@@ -4,7 +4,7 @@ import { computeStats, type StatsJson } from '../stats/aggregate.ts';
 import { weekOf, type WeekStart } from '../stats/calendar.ts';
 import { buildDayIndexes, buildProjectIndexes, type DayIndex, type ProjectIndex } from '../stats/indexes.ts';
 import { weeksWithActivity } from '../report/reports.ts';
-import { dataDir, hasHistoryPrompts, hasSummaries, siteOptions } from './data.ts';
+import { dataDir, hasHistoryPrompts, hasSummaries, indexStamp, siteOptions } from './data.ts';
 
 /** The site-wide indexes, computed once per build from the content collections. */
 export interface SiteIndexes {
@@ -21,7 +21,7 @@ export interface SiteIndexes {
 let cached: { key: string; value: Promise<SiteIndexes> } | undefined;
 
 export function siteIndexes(): Promise<SiteIndexes> {
-  const key = JSON.stringify([dataDir(), siteOptions(), process.env.AGENT_LOGBOOK_SHARE ?? '']);
+  const key = JSON.stringify([dataDir(), siteOptions(), process.env.AGENT_LOGBOOK_SHARE ?? '', indexStamp()]);
   if (cached?.key === key) return cached.value;
   const value = (async () => {
     const { timeZone, weekStart, since, until } = siteOptions();

@@ -62,6 +62,27 @@ function nonEmpty(relative: string): boolean {
   }
 }
 
+/** Size and mtime of the index files the collections load: part of every cache key over them, as one
+ * process (`serve --watch`) renders the site again after each collect with the same modules loaded. */
+export function indexStamp(): string {
+  const root = dataDir();
+  if (!root) return '';
+  const files = [
+    path.join('index', 'sessions.json'),
+    ...SOURCE_IDS.map((source) => path.join('prompts', `${source}.json`)),
+  ];
+  return files
+    .map((file) => {
+      try {
+        const stat = statSync(path.join(root, file));
+        return `${stat.size}:${stat.mtimeMs}`;
+      } catch {
+        return '-';
+      }
+    })
+    .join(' ');
+}
+
 export function hasSummaries(): boolean {
   return nonEmpty(path.join('index', 'sessions.json'));
 }
@@ -114,7 +135,9 @@ export function loadSessionPage(summary: SessionSummary, page: number): Session 
   const root = dataDir();
   const starts = summary.pageStarts ?? [0];
   // The pages of a long session are built one after another: open it once for all of them.
-  const key = `${root}\u0000${summary.body}`;
+  // With the summary's file stamps: a process that renders again after a collect (`serve --watch`) must not
+  // keep a body from before it grew.
+  const key = `${root}\u0000${summary.body}\u0000${JSON.stringify(summary.fileStamps ?? {})}\u0000${summary.endedAt}`;
   if (openPages?.key !== key) {
     const pages = root
       ? openSessionPages(root, summary.body, starts, (session, n) => sessionPage(session, starts, n))

@@ -90,7 +90,9 @@ export function computeStats(
   sessions: SessionSummary[],
   days: Map<string, DayIndex>,
   timeZone: string,
-  now: Date = new Date(),
+  // The newest activity, not the clock: the same archive builds the same bytes (incremental builds keep
+  // unchanged files as they are, and compare equal to a full build).
+  now: Date = new Date(sessions.reduce((latest, s) => Math.max(latest, Date.parse(s.endedAt) || 0), 0)),
 ): StatsJson {
   const bySource: Record<string, number> = {};
   const patterns = emptyPatterns();

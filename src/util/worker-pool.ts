@@ -1,7 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type MessagePort, Worker } from 'node:worker_threads';
+import { type MessagePort, type ResourceLimits, Worker } from 'node:worker_threads';
 
 /**
  * The file a worker thread runs: `dist-cli/<bundleName>.js` when this code runs from the bundled CLI,
@@ -41,9 +41,10 @@ export class WorkerPool<Task, Result> {
     size = defaultThreads(),
     workerData?: unknown,
     readonly slots = 2,
+    resourceLimits?: ResourceLimits,
   ) {
     for (let i = 0; i < size; i++) {
-      const worker = new Worker(file, { workerData });
+      const worker = new Worker(file, { workerData, resourceLimits });
       worker.unref();
       const entry = { worker, running: new Map<number, Pending<Result>>() };
       worker.on('message', ({ id, result }: { id: number; result: Result }) => {

@@ -19,13 +19,11 @@ export function launchChromium(): Promise<Browser> {
   });
 }
 
-/** Serves a built site with Astro's preview server on a free loopback port. */
+/** Serves a built site with agent-logbook's own static server (the one `serve` runs) on a free loopback port. */
 export async function startPreview(outDir: string): Promise<{ url: string; stop: () => Promise<void> }> {
-  const { preview } = await import('astro');
-  const { PACKAGE_ROOT } = await import('../../src/cli/build-site.ts');
-  const port = await freePort();
-  const server = await preview({ root: PACKAGE_ROOT, outDir, server: { port, host: '127.0.0.1' }, logLevel: 'error' });
-  return { url: `http://127.0.0.1:${port}`, stop: () => server.stop() };
+  const { startStaticServer } = await import('../../src/serve/static-server.ts');
+  const server = await startStaticServer({ root: outDir, port: await freePort() });
+  return { url: server.url.replace(/\/$/, ''), stop: () => server.close() };
 }
 
 async function freePort(): Promise<number> {

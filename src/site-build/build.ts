@@ -1,0 +1,332 @@
+import { createHash } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { DataDir } from '../collect/data-dir.ts';
+import { SOURCE_IDS } from '../model/message.ts';
+import type { SessionSummary } from '../model/session.ts';
+import { defaultThreads, workerFile, WorkerPool } from '../util/worker-pool.ts';
+import { compileRenderer } from './compile.ts';
+import { loadBundle, PageRenderer, type RouteToRender, writeIfChanged } from './render-page.ts';
+import type { RenderTask, RenderTaskResult, RenderWorkerData } from './render-worker.ts';
+import { outputPath, routeFile } from './routes.ts';
+
+const WORKER = workerFile(import.meta.url, 'site-render-worker', './render-worker.js');
+
+/** Each render worker's V8 heap limit: a page of a long session is bounded (see PagedBody), so this is plenty,
+ * and two workers plus this thread stay under 1 GiB. */
+const WORKER_HEAP_MB = 256;
+/** Index pages (days, weeks, projects, …) go to workers this many at a time. */
+const INDEX_BATCH = 16;
+/** Up to this many pages to render are rendered on this thread, without starting workers. */
+const IN_PROCESS_ROUTES = 80;
+
+export interface SiteBuildOptions {
+  packageRoot: string;
+  dataDir: string;
+  outDir: string;
+  /** Render and write every page, whatever the last build left. */
+  full?: boolean;
+  threads?: number;
+  onProgress?: (progress: { phase: 'compile' | 'pages'; done: number; total: number }) => void;
+  /** Keeps the render workers between builds (`serve --watch`), instead of starting them for each. */
+  workers?: RenderWorkers;
+}
+
+/**
+ * Render workers kept between builds of one process: starting a worker and loading the renderer in it costs
+ * about a second, most of a rebuild after one change. Replaced when the renderer or the output changes.
+ */
+export class RenderWorkers {
+  private current: { key: string; pool: WorkerPool<RenderTask, RenderTaskResult> } | undefined;
+
+  pool(data: RenderWorkerData, threads: number): WorkerPool<RenderTask, RenderTaskResult> {
+    const key = JSON.stringify([data, threads]);
+    if (this.current?.key !== key) {
+      void this.current?.pool.close();
+      this.current = { key, pool: startPool(data, threads) };
+    }
+    return this.current.pool;
+  }
+
+  async close(): Promise<void> {
+    await this.current?.pool.close();
+    this.current = undefined;
+  }
+}
+
+function startPool(data: RenderWorkerData, threads: number): WorkerPool<RenderTask, RenderTaskResult> {
+  return new WorkerPool<RenderTask, RenderTaskResult>(WORKER, threads, data, 1, {
+    maxOldGenerationSizeMb: WORKER_HEAP_MB,
+  });
+}
+
+export interface SiteBuildReport {
+  /** Files the site has (pages, endpoints, stylesheets). */
+  files: number;
+  pages: number;
+  /** Files rendered this time (the others were known unchanged without rendering). */
+  rendered: number;
+  /** Files whose bytes changed and were written. */
+  written: number;
+  /** Files of the last build this one no longer has (a session gone from the archive, a day out of range). */
+  removed: number;
+  /** The renderer was compiled this time (the templates changed, or it is the first build). */
+  compiled: boolean;
+}
+
+interface OutputRecord {
+  key: string;
+  size: number;
+  mtimeMs: number;
+}
+
+interface Manifest {
+  version: 1;
+  outDir: string;
+  siteKey: string;
+  outputs: Record<string, OutputRecord>;
+}
+
+/**
+ * Builds the site into `outDir` with the compiled renderer, rendering only what changed since the last
+ * build into the same directory. Every output file has a key: a page with props (a day, a week, a project,
+ * a session's page) is a hash of the renderer, the build options and its props, plus its body's stamps for a
+ * session page; pages must therefore depend only on their props and the options. A page without props (the
+ * home page, stats, the Markdown reports) is a hash of the renderer, the options and the archive's index files. A file is rendered again when its key changed or the file is not as the last build left it, and
+ * written only when its bytes differ (unchanged files keep their mtime). Files the last build wrote that
+ * this one does not make are removed; nothing else in `outDir` is touched.
+ */
+export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBuildReport> {
+  const { dataDir, outDir } = options;
+  const cacheDir = path.join(dataDir, 'cache');
+  options.onProgress?.({ phase: 'compile', done: 0, total: 1 });
+  const renderer = await compileRenderer(options.packageRoot, path.join(cacheDir, 'renderer'));
+  const compiled = renderer.compiled === true;
+  options.onProgress?.({ phase: 'compile', done: 1, total: 1 });
+
+  const optionsKey = JSON.stringify([
+    renderer.hash,
+    ...['TZ', 'WEEK_START', 'SINCE', 'UNTIL', 'SHARE'].map((name) => process.env[`AGENT_LOGBOOK_${name}`] ?? ''),
+  ]);
+  const siteKey = hash(optionsKey, await indexStamps(dataDir));
+  const manifestFile = path.join(cacheDir, 'site-build', `${hash(outDir).slice(0, 16)}.json`);
+  const previous = options.full ? undefined : await readManifest(manifestFile, outDir);
+
+  // Nothing in the archive changed since the last build into this directory, and its files are as it left them.
+  if (previous?.siteKey === siteKey && (await allIntact(outDir, previous.outputs))) {
+    const outputs = Object.keys(previous.outputs);
+    return {
+      files: outputs.length,
+      pages: outputs.filter((o) => o.endsWith('.html')).length,
+      rendered: 0,
+      written: 0,
+      removed: 0,
+      compiled,
+    };
+  }
+
+  const bundle = await loadBundle(renderer.entry);
+  const routes = await listRoutes(bundle.pageModules);
+  const outputs: Record<string, OutputRecord> = {};
+  const styleHrefs = renderer.styles.map((style) => `${renderer.base.replace(/\/$/, '')}/${style}`);
+
+  const stale: RouteToRender[][] = [];
+  let indexBatch: RouteToRender[] = [];
+  const sessionTasks = new Map<string, RouteToRender[]>();
+  const bodyStamps = new Map<string, string>();
+  for (const route of routes) {
+    const summary = sessionOf(route);
+    let key = siteKey;
+    if (summary) {
+      let stamp = bodyStamps.get(summary.body);
+      if (stamp === undefined) bodyStamps.set(summary.body, (stamp = await bodyStamp(dataDir, summary.body)));
+      key = hash(optionsKey, route.output, JSON.stringify(route.props), stamp);
+    } else if (Object.keys(route.props).length > 0) {
+      // A page made from its props (a day, a week, a project) changes only when they do.
+      key = hash(optionsKey, route.output, JSON.stringify(route.props));
+    }
+    const known = previous?.outputs[route.output];
+    outputs[route.output] = { key, size: known?.size ?? 0, mtimeMs: known?.mtimeMs ?? 0 };
+    if (known?.key === key && (await intact(outDir, route.output, known))) continue;
+    if (summary) {
+      const list = sessionTasks.get(summary.id) ?? [];
+      list.push(route);
+      sessionTasks.set(summary.id, list);
+    } else {
+      indexBatch.push(route);
+      if (indexBatch.length === INDEX_BATCH) (stale.push(indexBatch), (indexBatch = []));
+    }
+  }
+  if (indexBatch.length > 0) stale.push(indexBatch);
+  // The longest sessions first, so no worker is left with one at the end.
+  stale.push(...[...sessionTasks.values()].sort((a, b) => b.length - a.length));
+
+  let written = 0;
+  let rendered = 0;
+  const total = stale.reduce((n, task) => n + task.length, 0);
+  options.onProgress?.({ phase: 'pages', done: 0, total });
+  if (stale.length > 0 && total <= IN_PROCESS_ROUTES && !options.workers) {
+    // A few pages (one session changed): starting workers would cost more than rendering them here.
+    const here = await PageRenderer.create(bundle, styleHrefs);
+    for (const task of stale) {
+      for (const route of task) {
+        const file = path.join(outDir, route.output);
+        if (await writeIfChanged(file, await here.render(route), options.full)) written += 1;
+        const stat = await fs.stat(file);
+        outputs[route.output] = { ...outputs[route.output]!, size: stat.size, mtimeMs: stat.mtimeMs };
+        rendered += 1;
+      }
+      options.onProgress?.({ phase: 'pages', done: rendered, total });
+    }
+  } else if (stale.length > 0) {
+    const workerData: RenderWorkerData = { entry: renderer.entry, styleHrefs, outDir };
+    const threads = options.threads ?? defaultThreads();
+    const pool = options.workers
+      ? options.workers.pool(workerData, threads)
+      : startPool(workerData, Math.max(1, Math.min(threads, stale.length)));
+    try {
+      await Promise.all(
+        stale.map(async (task) => {
+          const result = await pool.run({ routes: task, force: options.full === true });
+          if (!result.ok) throw new Error(`rendering ${result.error}`);
+          for (const file of result.files) {
+            outputs[file.output] = { ...outputs[file.output]!, size: file.size, mtimeMs: file.mtimeMs };
+            if (file.written) written += 1;
+          }
+          rendered += task.length;
+          options.onProgress?.({ phase: 'pages', done: rendered, total });
+        }),
+      );
+    } finally {
+      if (!options.workers) await pool.close();
+    }
+  }
+
+  for (const style of renderer.styles) {
+    const file = path.join(outDir, style);
+    if (await writeIfChanged(file, await fs.readFile(path.join(renderer.dir, style)), options.full)) written += 1;
+    const stat = await fs.stat(file);
+    outputs[style] = { key: renderer.hash, size: stat.size, mtimeMs: stat.mtimeMs };
+  }
+
+  // Files in public/ (favicon, the pages' own scripts) are copied as they are, as Astro does.
+  const publicDir = path.join(options.packageRoot, 'public');
+  for (const entry of await fs.readdir(publicDir, { recursive: true, withFileTypes: true }).catch(() => [])) {
+    if (!entry.isFile()) continue;
+    const source = path.join(entry.parentPath, entry.name);
+    const output = path.relative(publicDir, source).split(path.sep).join('/');
+    if (output in outputs) throw new Error(`public/${output} has the same name as a page`);
+    const file = path.join(outDir, output);
+    if (await writeIfChanged(file, await fs.readFile(source), options.full)) written += 1;
+    const stat = await fs.stat(file);
+    outputs[output] = { key: renderer.hash, size: stat.size, mtimeMs: stat.mtimeMs };
+  }
+
+  let removed = 0;
+  for (const output of Object.keys(previous?.outputs ?? (await readManifest(manifestFile, outDir))?.outputs ?? {})) {
+    if (output in outputs) continue;
+    await fs.rm(path.join(outDir, output), { force: true });
+    await removeEmptyParents(outDir, path.dirname(path.join(outDir, output)));
+    removed += 1;
+  }
+
+  await writeManifest(manifestFile, { version: 1, outDir, siteKey, outputs });
+  const names = Object.keys(outputs);
+  return {
+    files: names.length,
+    pages: names.filter((o) => o.endsWith('.html')).length,
+    rendered,
+    written,
+    removed,
+    compiled,
+  };
+}
+
+/** Every route of every page module, with its output file, in a stable order. */
+async function listRoutes(modules: Record<string, Record<string, unknown>>): Promise<RouteToRender[]> {
+  const routes: RouteToRender[] = [];
+  const seen = new Map<string, string>();
+  for (const file of Object.keys(modules).sort()) {
+    const route = routeFile(file);
+    if (!route) continue;
+    const module = modules[file]!;
+    const entries: { params?: Record<string, string | undefined>; props?: Record<string, unknown> }[] = route.dynamic
+      ? await (module.getStaticPaths as () => Promise<typeof entries> | typeof entries)()
+      : [{}];
+    for (const entry of entries.flat()) {
+      const params = entry.params ?? {};
+      const output = outputPath(route, params);
+      const other = seen.get(output);
+      if (other) throw new Error(`two routes make ${output}: ${other} and ${file}`);
+      seen.set(output, file);
+      routes.push({ route, params, props: entry.props ?? {}, output });
+    }
+  }
+  return routes;
+}
+
+/** The session a route is a page of, when its props are exactly a summary and a page number. */
+function sessionOf(route: RouteToRender): SessionSummary | undefined {
+  const { summary, page, ...rest } = route.props as { summary?: SessionSummary; page?: unknown };
+  if (Object.keys(rest).length > 0 || typeof page !== 'number') return undefined;
+  return summary && typeof summary.body === 'string' && typeof summary.id === 'string' ? summary : undefined;
+}
+
+function hash(...parts: string[]): string {
+  const h = createHash('sha256');
+  for (const part of parts) h.update(part).update('\0');
+  return h.digest('hex');
+}
+
+async function stampOf(file: string): Promise<string> {
+  const stat = await fs.stat(file).catch(() => undefined);
+  return stat ? `${stat.size}:${stat.mtimeMs}:${stat.ino}` : '-';
+}
+
+/** The archive's index files, which every page but a session's is made from. */
+async function indexStamps(dataDir: string): Promise<string> {
+  const files = [path.join(dataDir, 'index', 'sessions.json')];
+  for (const source of SOURCE_IDS) files.push(path.join(dataDir, 'prompts', `${source}.json`));
+  return (await Promise.all(files.map(stampOf))).join(' ');
+}
+
+async function bodyStamp(dataDir: string, body: string): Promise<string> {
+  const data = new DataDir(dataDir);
+  return `${await stampOf(path.join(dataDir, body))} ${await stampOf(data.messagesPath(body))}`;
+}
+
+async function intact(outDir: string, output: string, record: OutputRecord): Promise<boolean> {
+  const stat = await fs.stat(path.join(outDir, output)).catch(() => undefined);
+  return stat !== undefined && stat.size === record.size && stat.mtimeMs === record.mtimeMs;
+}
+
+async function allIntact(outDir: string, outputs: Record<string, OutputRecord>): Promise<boolean> {
+  for (const [output, record] of Object.entries(outputs)) if (!(await intact(outDir, output, record))) return false;
+  return true;
+}
+
+async function readManifest(file: string, outDir: string): Promise<Manifest | undefined> {
+  try {
+    const manifest = JSON.parse(await fs.readFile(file, 'utf8')) as Manifest;
+    return manifest.version === 1 && manifest.outDir === outDir ? manifest : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function writeManifest(file: string, manifest: Manifest): Promise<void> {
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  const temp = `${file}.tmp-${process.pid}`;
+  await fs.writeFile(temp, JSON.stringify(manifest));
+  await fs.rename(temp, file);
+}
+
+async function removeEmptyParents(root: string, dir: string): Promise<void> {
+  for (let at = dir; at.startsWith(`${root}${path.sep}`); at = path.dirname(at)) {
+    try {
+      await fs.rmdir(at);
+    } catch {
+      return; // not empty (or gone)
+    }
+  }
+}
