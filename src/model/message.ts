@@ -70,6 +70,9 @@ export interface TokenUsage {
   output: number;
   cacheRead: number;
   cacheCreation: number;
+  /** The part of `cacheCreation` written to the 1-hour cache (Claude's `usage.cache_creation`); the rest is
+   * 5-minute. Absent: none (or not known, in archives written before it was kept). */
+  cacheCreation1h?: number;
 }
 
 export interface MessageMetadata {

@@ -10,6 +10,8 @@ export interface ActivitySlot {
   toolUsesByName: Record<string, number>;
   prompts: number;
   tokens: TokenUsage;
+  /** `tokens` by model (see `SessionStats.tokensByModel`). Absent in archives written before it was kept. */
+  tokensByModel?: Record<string, TokenUsage>;
 }
 
 export interface SessionStats {
@@ -26,6 +28,9 @@ export interface SessionStats {
   messages: number;
   pattern: ConversationPattern;
   tokens: TokenUsage;
+  /** `tokens` by the model that answered; requests whose prompt exceeded 200k tokens (long-context price tier)
+   * under `<model> (>200k)`. Absent in archives written before it was kept: cost is then not known. */
+  tokensByModel?: Record<string, TokenUsage>;
   /** Keyed by the slot's UTC start, `YYYY-MM-DDTHH:MM`. */
   activity: Record<string, ActivitySlot>;
 }

@@ -36,8 +36,12 @@ function totalsLines(t: ReportTotals): string[] {
   ];
 }
 
+function insightItems(report: { insights?: string[] }): string[] {
+  return (report.insights ?? []).map((line) => `- ${line}`);
+}
+
 export function dayMarkdown(report: DayReport, options: MarkdownOptions = {}): string {
-  const out = [`# ${report.day} (${report.weekday})`, '', ...totalsLines(report.totals), ''];
+  const out = [`# ${report.day} (${report.weekday})`, '', ...totalsLines(report.totals), ...insightItems(report), ''];
   if (report.projects.length > 0) {
     out.push('## Projects', '');
     for (const project of report.projects) {
@@ -76,7 +80,13 @@ export function dayMarkdown(report: DayReport, options: MarkdownOptions = {}): s
 export function weekMarkdown(report: WeekReport, options: MarkdownOptions = {}): string {
   const t = report.totals;
   const p = report.previous.totals;
-  const out = [`# Week ${report.week} (${report.firstDay} – ${report.lastDay})`, '', ...totalsLines(t), ''];
+  const out = [
+    `# Week ${report.week} (${report.firstDay} – ${report.lastDay})`,
+    '',
+    ...totalsLines(t),
+    ...insightItems(report),
+    '',
+  ];
   out.push(
     `## Compared with ${report.previous.week}`,
     '',

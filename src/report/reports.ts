@@ -1,3 +1,4 @@
+import { insightLines } from '../insights/report-lines.ts';
 import type { SourceId, TokenUsage } from '../model/message.ts';
 import { projectName, projectSlug } from '../model/project.ts';
 import type { ConversationPattern } from '../model/session.ts';
@@ -55,6 +56,8 @@ export interface DayReport {
   toolUses: [string, number][];
   previous?: string;
   next?: string;
+  /** Cost and outcomes, one line each (src/insights/). */
+  insights?: string[];
 }
 
 export interface WeekDayRow extends ReportTotals {
@@ -79,6 +82,8 @@ export interface WeekReport {
   totals: ReportTotals;
   previous: { week: string; totals: ReportTotals };
   toolUses: [string, number][];
+  /** Cost and outcomes, one line each (src/insights/). */
+  insights?: string[];
 }
 
 function emptyTotals(): ReportTotals {
@@ -145,6 +150,7 @@ export function dayReport(days: Map<string, DayIndex>, day: string, timeZone: st
     toolUses: sortTools(index?.totals.toolUsesByName ?? {}),
     previous: at > 0 ? keys[at - 1] : undefined,
     next: at >= 0 && at < keys.length - 1 ? keys[at + 1] : undefined,
+    insights: insightLines(days, [day], timeZone),
   };
 }
 
@@ -214,6 +220,7 @@ export function weekReport(
     totals: weekTotals(days, list),
     previous: { week: previous, totals: weekTotals(days, weekDays(previous, weekStart)) },
     toolUses: sortTools(tools),
+    insights: insightLines(days, list, timeZone),
   };
 }
 
