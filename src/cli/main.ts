@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { collect, type CollectReport } from '../collect/collect.ts';
+import { checkRetention } from '../insights/retention.ts';
 import { formatWarning } from '../util/warnings.ts';
 import os from 'node:os';
 import { buildSite } from './build-site.ts';
@@ -234,6 +235,8 @@ async function runCollect(resolved: ResolvedSources, io: CliIo, verbose = false)
   const archived =
     report.archivedOnly > 0 ? ` (${report.archivedOnly} kept from the archive, their source files are gone)` : '';
   io.stderr(`Data: ${shown(resolved.dataDir)}: ${report.totalSessions} sessions${archived}.\n`);
+  // Retention (src/insights/): what each assistant keeps, for the home page, and gaps in collecting.
+  for (const line of await checkRetention({ ...resolved, env: io.env })) io.stderr(`Retention: ${line}\n`);
   if (report.totalSessions === 0) {
     io.stderr(
       'No conversations found yet. To see what the site looks like: npx agent-logbook build --home fixtures/home\n',
