@@ -216,6 +216,7 @@ async function runCollect(resolved: ResolvedSources, io: CliIo, verbose = false)
   });
   for (const source of report.sources) {
     if (source.found.length === 0) {
+      if (source.looked.length === 0) continue; // a source only read when asked for (--messages-dir)
       io.stderr(`${source.label}: not found (looked in ${source.looked.map(shown).join(', ')})\n`);
       continue;
     }

@@ -11,6 +11,7 @@ export interface SourceFlags {
   codexDir?: string[];
   amazonqDb?: string[];
   amazonqJson?: string[];
+  messagesDir?: string[];
   data?: string;
 }
 
@@ -39,6 +40,7 @@ export function addSourceOptions(command: Command): Command {
       collectRepeatable,
     )
     .option('--amazonq-json <file>', 'an Amazon Q conversation saved with /save; repeatable', collectRepeatable)
+    .option('--messages-dir <dir>', "a custom agent's message lists (*.json, *.jsonl); repeatable", collectRepeatable)
     .option(
       '--data <dir>',
       'data directory, the archive (default: $XDG_DATA_HOME/agent-logbook or <home>/.local/share/agent-logbook)',
@@ -63,6 +65,7 @@ export function resolveSources(flags: SourceFlags, env: NodeJS.ProcessEnv, cwd: 
       codexDir: resolveAll(flags.codexDir),
       amazonqDb: resolveAll(flags.amazonqDb),
       amazonqJson: resolveAll(flags.amazonqJson),
+      messagesDir: resolveAll(flags.messagesDir),
     },
   };
 }
