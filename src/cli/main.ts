@@ -109,6 +109,37 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
       );
     });
 
+  addSourceOptions(
+    program
+      .command('export')
+      .description('write the archive as sessions and messages tables (JSONL or Parquet) for DuckDB and the like'),
+  )
+    .requiredOption('--out <dir>', 'the directory to write sessions.<format> and messages.<format> to')
+    .addOption(new Option('--format <format>', 'table format').choices(['jsonl', 'parquet']).default('jsonl'))
+    .option('--owner <name>', "whose sessions these are, a column in both tables (default: the user's login name)")
+    .option('--share', 'redact secrets and anonymize home paths, user, host and e-mails, as build --share does')
+    .option('--no-collect', 'export the data directory as it is, without reading the sources')
+    .action(
+      async (
+        flags: SourceFlags & {
+          out: string;
+          format: 'jsonl' | 'parquet';
+          owner?: string;
+          share?: boolean;
+          collect: boolean;
+        },
+      ) => {
+        const resolved = resolveSources(flags, io.env, io.cwd);
+        if (flags.collect) await runCollect(resolved, io, false);
+        const { runExport } = await import('../export/run.ts');
+        const outDir = path.resolve(io.cwd, flags.out);
+        const result = await runExport({ ...flags, dataDir: resolved.dataDir, outDir });
+        io.stderr(
+          `Export: ${result.sessions} sessions, ${result.messages} messages in ${result.files.map((f) => relativeIfInside(io.cwd, f)).join(', ')}${flags.share ? ' (redacted)' : ''}.\n`,
+        );
+      },
+    );
+
   addCalendarOptions(
     addSourceOptions(
       program
