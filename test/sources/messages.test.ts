@@ -48,7 +48,7 @@ describe('custom agent message lists (seed 002)', () => {
     expect(hello).toMatchObject({
       source: 'messages',
       title: 'hello.py を読んで',
-      cwd: '/home/alice/agents/mini-agent',
+      cwd: path.join(dir, 'mini-agent'), // relative to the messages directory
       startedAt: '2026-03-05T01:00:00.000Z',
       endedAt: '2026-03-05T01:00:05.000Z',
       models: ['claude-sonnet-4-5-20250929'],

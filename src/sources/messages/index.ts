@@ -101,5 +101,7 @@ async function readFile(dir: string, file: string, ctx: SourceContext) {
   }
   const session = n.finish(sessionIdOf(dir, file), dir, stat.mtime.toISOString());
   if (!session) ctx.warn({ file, message: 'no messages; skipped' });
+  // A relative cwd is relative to the messages directory, so logs can move with the project they belong to.
+  else if (!path.isAbsolute(session.cwd)) session.cwd = path.resolve(dir, session.cwd);
   return session;
 }
