@@ -87,7 +87,7 @@ describe('retention', () => {
   it('the home page says how long each assistant keeps history', async () => {
     const doc = new JSDOM(await fs.readFile(path.join(site.outDir, 'index.html'), 'utf8')).window.document;
     const items = [...doc.querySelectorAll('.retention li')].map((li) => li.textContent!.replace(/\s+/g, ' ').trim());
-    expect(items[0]).toContain('Claude Code deletes transcripts after 30 days — cleanupPeriodDays.');
+    expect(items[0]).toContain('Claude Code deletes transcripts after 30 days — cleanupPeriodDays');
     expect(items[1]).toContain('Codex CLI keeps its session rollouts; it deletes none by itself');
     expect(items[2]).toContain('a new q chat in the same directory overwrites the last one');
     expect(doc.querySelector('.retention li code')?.textContent).toBe('cleanupPeriodDays');
