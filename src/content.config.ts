@@ -1,5 +1,6 @@
 import { defineCollection, z } from 'astro:content';
 import { loadHistoryPrompts, loadSummaries } from './site/data.ts';
+import { SOURCE_IDS } from './model/message.ts';
 
 // Collections hold only small records (session summaries, prompt history); message bodies are
 // separate files each session page reads while it renders (Astro's data store does not scale to GBs).
@@ -10,7 +11,7 @@ const sessions = defineCollection({
   loader: async () => loadSummaries().map((s) => ({ ...s, id: s.id })),
   schema: z
     .object({
-      source: z.enum(['claude-code', 'codex', 'amazon-q']),
+      source: z.enum(SOURCE_IDS),
       sessionId: z.string(),
       title: z.string(),
       cwd: z.string(),
@@ -37,7 +38,7 @@ const prompts = defineCollection({
   loader: async () => loadHistoryPrompts().map((p, i) => ({ ...p, id: `${p.source}-${i}` })),
   schema: z
     .object({
-      source: z.enum(['claude-code', 'codex', 'amazon-q']),
+      source: z.enum(SOURCE_IDS),
       timestamp: z.string(),
       text: z.string(),
       project: z.string().optional(),

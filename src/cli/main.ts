@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { collect, type CollectReport } from '../collect/collect.ts';
+import { checkRetention } from '../insights/retention.ts';
 import { formatWarning } from '../util/warnings.ts';
 import { describeError } from '../util/errors.ts';
 import { idToPathSegment, splitSessionKey } from '../model/ids.ts';
@@ -188,6 +189,37 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
           `Open it with: npx agent-logbook serve --out ${relativeIfInside(io.cwd, outDir)}\n`,
       );
     });
+
+  addSourceOptions(
+    program
+      .command('export')
+      .description('write the archive as sessions and messages tables (JSONL or Parquet) for DuckDB and the like'),
+  )
+    .requiredOption('--out <dir>', 'the directory to write sessions.<format> and messages.<format> to')
+    .addOption(new Option('--format <format>', 'table format').choices(['jsonl', 'parquet']).default('jsonl'))
+    .option('--owner <name>', "whose sessions these are, a column in both tables (default: the user's login name)")
+    .option('--share', 'redact secrets and anonymize home paths, user, host and e-mails, as build --share does')
+    .option('--no-collect', 'export the data directory as it is, without reading the sources')
+    .action(
+      async (
+        flags: SourceFlags & {
+          out: string;
+          format: 'jsonl' | 'parquet';
+          owner?: string;
+          share?: boolean;
+          collect: boolean;
+        },
+      ) => {
+        const resolved = resolveSettings(flags, io);
+        if (flags.collect) await runCollect(resolved, io, false);
+        const { runExport } = await import('../export/run.ts');
+        const outDir = path.resolve(io.cwd, flags.out);
+        const result = await runExport({ ...flags, dataDir: resolved.dataDir, outDir });
+        io.stderr(
+          `Export: ${result.sessions} sessions, ${result.messages} messages in ${result.files.map((f) => relativeIfInside(io.cwd, f)).join(', ')}${flags.share ? ' (redacted)' : ''}.\n`,
+        );
+      },
+    );
 
   addCalendarOptions(
     addSourceOptions(
@@ -484,6 +516,7 @@ async function runCollect(
   });
   for (const source of quiet ? [] : report.sources) {
     if (source.found.length === 0) {
+      if (source.looked.length === 0) continue; // a source only read when asked for (--messages-dir)
       io.stderr(`${source.label}: not found (looked in ${source.looked.map(shown).join(', ')})\n`);
       continue;
     }
@@ -503,6 +536,8 @@ async function runCollect(
   const archived =
     report.archivedOnly > 0 ? ` (${report.archivedOnly} kept from the archive, their source files are gone)` : '';
   if (!quiet) io.stderr(`Data: ${shown(resolved.dataDir)}: ${report.totalSessions} sessions${archived}.\n`);
+  // Retention (src/insights/): what each assistant keeps, for the home page, and gaps in collecting.
+  for (const line of await checkRetention({ ...resolved, env: io.env })) io.stderr(`Retention: ${line}\n`);
   if (report.totalSessions === 0 && !quiet) {
     io.stderr(
       'No conversations found yet. To see what the site looks like: npx agent-logbook build --home fixtures/home\n',

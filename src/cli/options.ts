@@ -12,6 +12,7 @@ export interface SourceFlags {
   codexDir?: string[];
   amazonqDb?: string[];
   amazonqJson?: string[];
+  messagesDir?: string[];
   data?: string;
   config?: string;
 }
@@ -41,6 +42,7 @@ export function addSourceOptions(command: Command): Command {
       collectRepeatable,
     )
     .option('--amazonq-json <file>', 'an Amazon Q conversation saved with /save; repeatable', collectRepeatable)
+    .option('--messages-dir <dir>', "a custom agent's message lists (*.json, *.jsonl); repeatable", collectRepeatable)
     .option(
       '--data <dir>',
       'data directory, the archive (default: $XDG_DATA_HOME/agent-logbook or <home>/.local/share/agent-logbook)',
@@ -74,6 +76,7 @@ export interface SettingsFile {
   codexDir?: string | string[];
   amazonqDb?: string | string[];
   amazonqJson?: string | string[];
+  messagesDir?: string | string[];
   /** Only in a file named by --config (the data directory cannot name itself). */
   data?: string;
 }
@@ -88,9 +91,10 @@ const SETTINGS_KEYS: (keyof SettingsFile)[] = [
   'codexDir',
   'amazonqDb',
   'amazonqJson',
+  'messagesDir',
   'data',
 ];
-const SOURCE_KEYS = ['home', 'claudeDir', 'codexDir', 'amazonqDb', 'amazonqJson'] as const;
+const SOURCE_KEYS = ['home', 'claudeDir', 'codexDir', 'amazonqDb', 'amazonqJson', 'messagesDir'] as const;
 
 export interface SettingsFlags extends SourceFlags {
   tz?: string;
@@ -203,6 +207,7 @@ export function resolveSettings(flags: SettingsFlags, io: { cwd: string; env: No
       codexDir: list(sources.values.codexDir),
       amazonqDb: list(sources.values.amazonqDb),
       amazonqJson: list(sources.values.amazonqJson),
+      messagesDir: list(sources.values.messagesDir),
     },
     timeZone: timeZone.value,
     weekStart: weekStart.value,
@@ -234,7 +239,7 @@ export async function rememberSettings(
   if (used.out && settings.out) next.out = settings.out;
   for (const key of SOURCE_KEYS) delete next[key];
   if (settings.explicitHome) next.home = settings.home;
-  for (const key of ['claudeDir', 'codexDir', 'amazonqDb', 'amazonqJson'] as const) {
+  for (const key of ['claudeDir', 'codexDir', 'amazonqDb', 'amazonqJson', 'messagesDir'] as const) {
     const value = settings.sourceOptions[key];
     if (Array.isArray(value) && value.length > 0) next[key] = value;
   }
@@ -270,7 +275,10 @@ function readSettingsFile(file: string, required: boolean): SettingsFile | undef
       throw new UsageError(`${file}: unknown setting "${key}" (known: ${SETTINGS_KEYS.join(', ')})`);
     }
     const isList = Array.isArray(v) && v.every((x) => typeof x === 'string');
-    if (typeof v !== 'string' && !(isList && ['claudeDir', 'codexDir', 'amazonqDb', 'amazonqJson'].includes(key))) {
+    if (
+      typeof v !== 'string' &&
+      !(isList && ['claudeDir', 'codexDir', 'amazonqDb', 'amazonqJson', 'messagesDir'].includes(key))
+    ) {
       throw new UsageError(`${file}: "${key}" must be a string${isList ? '' : ' (or a list of strings for folders)'}`);
     }
   }

@@ -150,6 +150,13 @@ async function collectLocked(data: DataDir, options: CollectOptions): Promise<Co
       },
     };
     const location = await source.locate(ctx);
+    // A source read only when asked for (--messages-dir) and not asked for this run: not reported, and the
+    // sessions archived from it keep their state instead of counting as gone from their source.
+    if (location.looked.length === 0) {
+      for (const entry of previous.values())
+        if (entry.id.startsWith(`${source.id}/`)) for (const file of entry.files) unavailable.add(file);
+      continue;
+    }
     const report: SourceReport = {
       id: source.id,
       label: source.label,

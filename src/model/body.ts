@@ -19,6 +19,8 @@ export interface MessagePatch {
   was?: { status?: ToolStatus; usage?: TokenUsage };
   tool?: string;
   at?: string;
+  /** The model of a response whose usage a patch corrects, for tokens kept per model. */
+  model?: string;
 }
 
 /** One line of a body's `.messages.jsonl`: a message of a thread, or a patch to an earlier one. */

@@ -4,6 +4,7 @@ export const SOURCE_LABELS: Record<string, string> = {
   'claude-code': 'Claude Code',
   codex: 'Codex',
   'amazon-q': 'Amazon Q',
+  messages: 'Custom agent',
 };
 
 export const PATTERN_LABELS: Record<ConversationPattern, string> = {

@@ -3,7 +3,7 @@
  * Claude Code, Codex and Amazon Q all map onto the same shape.
  */
 
-export const SOURCE_IDS = ['claude-code', 'codex', 'amazon-q'] as const;
+export const SOURCE_IDS = ['claude-code', 'codex', 'amazon-q', 'messages'] as const;
 export type SourceId = (typeof SOURCE_IDS)[number];
 
 export type Role = 'user' | 'assistant' | 'tool' | 'system' | 'meta';
@@ -70,6 +70,9 @@ export interface TokenUsage {
   output: number;
   cacheRead: number;
   cacheCreation: number;
+  /** The part of `cacheCreation` written to the 1-hour cache (Claude's `usage.cache_creation`); the rest is
+   * 5-minute. Absent: none (or not known, in archives written before it was kept). */
+  cacheCreation1h?: number;
 }
 
 export interface MessageMetadata {

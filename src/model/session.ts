@@ -14,6 +14,8 @@ export interface ActivitySlot {
   /** Files the slot's tool calls edited (Edit/Write/MultiEdit/apply_patch…), path → edits. Absent in archives
    * collected before it existed, and in slots with no edits. */
   filesEdited?: Record<string, number>;
+  /** `tokens` by model (see `SessionStats.tokensByModel`). Absent in archives written before it was kept. */
+  tokensByModel?: Record<string, TokenUsage>;
 }
 
 export interface SessionStats {
@@ -37,6 +39,9 @@ export interface SessionStats {
   messages: number;
   pattern: ConversationPattern;
   tokens: TokenUsage;
+  /** `tokens` by the model that answered; requests whose prompt exceeded 200k tokens (long-context price tier)
+   * under `<model> (>200k)`. Absent in archives written before it was kept: cost is then not known. */
+  tokensByModel?: Record<string, TokenUsage>;
   /** Keyed by the slot's UTC start, `YYYY-MM-DDTHH:MM`. */
   activity: Record<string, ActivitySlot>;
 }

@@ -111,11 +111,15 @@ function projectLines(p: ReportProject, options: MarkdownOptions, long: boolean)
   return out;
 }
 
+function insightItems(report: { insights?: string[] }): string[] {
+  return (report.insights ?? []).map((line) => `- ${line}`);
+}
+
 export function dayMarkdown(report: DayReport, options: MarkdownOptions = {}): string {
   const t = report.totals;
   const out = [`# ${report.day} (${report.weekday})`, '', totalsLine(t), tokensLine(t)];
   if (report.filesEdited > 0) out.push(`- Files changed: ${n(report.filesEdited)}`);
-  out.push('');
+  out.push(...insightItems(report), '');
   if (report.projects.length > 0) {
     out.push('## Projects', '');
     for (const project of report.projects) out.push(...projectLines(project, options, false));
@@ -134,6 +138,7 @@ export function periodMarkdown(report: PeriodReport, options: MarkdownOptions = 
   const p = report.previous.totals;
   const out = [`# ${report.title}`, '', totalsLine(t), tokensLine(t)];
   if (report.filesEdited > 0) out.push(`- Files changed: ${n(report.filesEdited)}`);
+  out.push(...insightItems(report));
   const compare = (label: string, now: number, before: number) => `${label} ${changeLabel(now, before)}`;
   const before = p.sessions + p.prompts + p.entries > 0;
   out.push(

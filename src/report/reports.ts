@@ -1,4 +1,5 @@
 import { splitSessionKey } from '../model/ids.ts';
+import { insightLines } from '../insights/report-lines.ts';
 import type { SourceId, TokenUsage } from '../model/message.ts';
 import { projectOf } from '../model/project.ts';
 import { sessionRoute } from '../model/routes.ts';
@@ -86,6 +87,8 @@ export interface DayReport {
   filesEdited: number;
   previous?: string;
   next?: string;
+  /** Cost and outcomes, one line each (src/insights/). */
+  insights?: string[];
 }
 
 export interface PeriodDayRow extends ReportTotals {
@@ -113,6 +116,8 @@ export interface PeriodReport {
   previous: { label: string; week?: string; totals: ReportTotals };
   toolUses: [string, number][];
   filesEdited: number;
+  /** Cost and outcomes, one line each (src/insights/). */
+  insights?: string[];
 }
 
 /** @deprecated name kept for callers: a week is a PeriodReport with kind `week`. */
@@ -325,6 +330,7 @@ export function dayReport(days: Map<string, DayIndex>, day: string, timeZone: st
     filesEdited: countFiles(projects),
     previous: at > 0 ? keys[at - 1] : undefined,
     next: at >= 0 && at < keys.length - 1 ? keys[at + 1] : undefined,
+    insights: insightLines(days, [day], timeZone),
   };
 }
 
@@ -382,6 +388,7 @@ function periodReport(
     },
     toolUses: sortCounts(tools),
     filesEdited: countFiles(projects),
+    insights: insightLines(days, list, timeZone),
   };
 }
 

@@ -1,7 +1,8 @@
 import { amazonQ } from './amazon-q/index.ts';
 import { claudeCode } from './claude-code/index.ts';
 import { codex } from './codex/index.ts';
+import { messages } from './messages/index.ts';
 import type { Source } from './source.ts';
 
 /** Every source the collector knows. A new source is one folder plus one line here. */
-export const SOURCES: readonly Source[] = [claudeCode, codex, amazonQ];
+export const SOURCES: readonly Source[] = [claudeCode, codex, amazonQ, messages];

@@ -11,11 +11,49 @@ export function emptyTokens(): TokenUsage {
   return { input: 0, output: 0, cacheRead: 0, cacheCreation: 0 };
 }
 
-export function addTokens(into: TokenUsage, add: TokenUsage): void {
-  into.input += add.input;
-  into.output += add.output;
-  into.cacheRead += add.cacheRead;
-  into.cacheCreation += add.cacheCreation;
+export function addTokens(into: TokenUsage, add: TokenUsage, sign = 1): void {
+  into.input += sign * add.input;
+  into.output += sign * add.output;
+  into.cacheRead += sign * add.cacheRead;
+  into.cacheCreation += sign * add.cacheCreation;
+}
+
+/** `addTokens` with the optional part (1-hour cache writes), for the per-model records cost is
+ * computed from. */
+export function addTokenDetail(into: TokenUsage, add: TokenUsage, sign = 1): void {
+  addTokens(into, add, sign);
+  // Optional parts stay absent while zero, so summaries without them keep their old shape.
+  if (add.cacheCreation1h) into.cacheCreation1h = (into.cacheCreation1h ?? 0) + sign * add.cacheCreation1h;
+  if (into.cacheCreation1h === 0) delete into.cacheCreation1h;
+}
+
+/** Requests whose prompt (input, cache reads and writes) exceeded this many tokens are priced at a model's
+ * long-context tier where it has one. */
+export const LONG_CONTEXT_TOKENS = 200_000;
+export const LONG_CONTEXT_SUFFIX = ' (>200k)';
+
+/** The `tokensByModel` key of one request's usage. */
+export function modelTokenKey(model: string | undefined, usage: TokenUsage): string {
+  const prompt = usage.input + usage.cacheRead + usage.cacheCreation;
+  return `${model || 'unknown'}${prompt > LONG_CONTEXT_TOKENS ? LONG_CONTEXT_SUFFIX : ''}`;
+}
+
+/** Adds (or with `sign` -1 takes away) one request's usage under its model. */
+export function addModelTokens(
+  into: Record<string, TokenUsage>,
+  model: string | undefined,
+  usage: TokenUsage,
+  sign = 1,
+): void {
+  const key = modelTokenKey(model, usage);
+  const t = (into[key] ??= emptyTokens());
+  addTokenDetail(t, usage, sign);
+  if (t.input === 0 && t.output === 0 && t.cacheRead === 0 && t.cacheCreation === 0) delete into[key];
+}
+
+/** Sums a per-model token record into another. */
+export function mergeModelTokens(into: Record<string, TokenUsage>, add: Record<string, TokenUsage>): void {
+  for (const [key, usage] of Object.entries(add)) addTokenDetail((into[key] ??= emptyTokens()), usage);
 }
 
 /** The UTC start of the 15-minute slot holding `iso`, as `YYYY-MM-DDTHH:MM`. */
@@ -45,6 +83,10 @@ interface ThreadState {
   /** Absent in states saved before it existed. */
   toolRefusalsByName?: Record<string, number>;
   tokens: TokenUsage;
+  /** Absent in states saved before tokens were kept per model. */
+  tokensByModel?: Record<string, TokenUsage>;
+  /** The model of the last response with usage, for patches that do not name theirs. */
+  usageModel?: string;
   slots: Record<string, ActivitySlot>;
   firstAt?: string;
   lastAt?: string;
@@ -94,16 +136,14 @@ function newThread(): ThreadState {
     toolErrorsByName: {},
     toolRefusalsByName: {},
     tokens: emptyTokens(),
+    tokensByModel: {},
     slots: {},
     models: [],
   };
 }
 
 function subtractTokens(from: TokenUsage, sub: TokenUsage): void {
-  from.input -= sub.input;
-  from.output -= sub.output;
-  from.cacheRead -= sub.cacheRead;
-  from.cacheCreation -= sub.cacheCreation;
+  addTokens(from, sub, -1);
 }
 
 function count(record: Record<string, number>, key: string, by: number): void {
@@ -191,8 +231,14 @@ export class SessionAccumulator {
       });
     }
     if (m.metadata?.usage) {
-      addTokens(t.tokens, m.metadata.usage);
-      addTokens(this.slot(t, m.timestamp).tokens, m.metadata.usage);
+      const usage = m.metadata.usage;
+      const usageModel = typeof model === 'string' ? model : undefined;
+      const slot = this.slot(t, m.timestamp);
+      addTokens(t.tokens, usage);
+      addTokens(slot.tokens, usage);
+      if (t.tokensByModel) addModelTokens(t.tokensByModel, usageModel, usage);
+      addModelTokens((slot.tokensByModel ??= {}), usageModel, usage);
+      if (usageModel) t.usageModel = usageModel;
     }
     const call = m.tool_call;
     if (m.source_type === 'tool_call' && call) {
@@ -219,12 +265,17 @@ export class SessionAccumulator {
     }
     if (patch.usage && patch.at !== undefined) {
       const slot = this.slot(t, patch.at);
+      const model = patch.model ?? t.usageModel;
       if (patch.was?.usage) {
         subtractTokens(t.tokens, patch.was.usage);
         subtractTokens(slot.tokens, patch.was.usage);
+        if (t.tokensByModel) addModelTokens(t.tokensByModel, model, patch.was.usage, -1);
+        addModelTokens((slot.tokensByModel ??= {}), model, patch.was.usage, -1);
       }
       addTokens(t.tokens, patch.usage);
       addTokens(slot.tokens, patch.usage);
+      if (t.tokensByModel) addModelTokens(t.tokensByModel, model, patch.usage);
+      addModelTokens((slot.tokensByModel ??= {}), model, patch.usage);
     }
   }
 
@@ -250,8 +301,11 @@ export class SessionAccumulator {
       messages: 0,
       pattern: pattern(main),
       tokens: emptyTokens(),
+      tokensByModel: {},
       activity: {},
     };
+    /** A thread restored from a state saved before tokens were kept per model: its split is not known. */
+    let byModelKnown = true;
     let startedAt = '';
     let endedAt = '';
     const models = new Set<string>();
@@ -265,6 +319,10 @@ export class SessionAccumulator {
       stats.toolRounds += t.toolRounds;
       stats.toolUses += t.toolUses;
       addTokens(stats.tokens, t.tokens);
+      if (t.tokensByModel) mergeModelTokens(stats.tokensByModel!, t.tokensByModel);
+      else if (t.tokens.input + t.tokens.output + t.tokens.cacheRead + t.tokens.cacheCreation > 0) {
+        byModelKnown = false;
+      }
       for (const [name, n] of Object.entries(t.toolUsesByName)) count(stats.toolUsesByName, name, n);
       for (const [name, n] of Object.entries(t.toolErrorsByName)) {
         stats.toolErrors += n;
@@ -280,12 +338,17 @@ export class SessionAccumulator {
         into.prompts += s.prompts;
         into.toolUses += s.toolUses;
         addTokens(into.tokens, s.tokens);
+        if (s.tokensByModel) mergeModelTokens((into.tokensByModel ??= {}), s.tokensByModel);
         for (const [name, n] of Object.entries(s.toolUsesByName)) count(into.toolUsesByName, name, n);
         for (const [file, n] of Object.entries(s.filesEdited ?? {})) count((into.filesEdited ??= {}), file, n);
       }
       if (t.firstAt && (!startedAt || t.firstAt < startedAt)) startedAt = t.firstAt;
       if (t.lastAt && t.lastAt > endedAt) endedAt = t.lastAt;
       for (const m of t.models) models.add(m);
+    }
+    if (!byModelKnown) {
+      delete stats.tokensByModel;
+      for (const slot of Object.values(stats.activity)) delete slot.tokensByModel;
     }
     stats.activity = sortedKeys(stats.activity);
     return {

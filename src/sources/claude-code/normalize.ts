@@ -44,8 +44,9 @@ interface TitleState {
   auto?: string;
 }
 
-/** Token counts as `[input, output, cacheRead, cacheCreation]`: state is kept per response, so kept small. */
-type Tokens = [number, number, number, number];
+/** Token counts as `[input, output, cacheRead, cacheCreation, cacheCreation1h]` (the last absent in states saved
+ * before it was kept): state is kept per response, so kept small. */
+type Tokens = [number, number, number, number, number?];
 
 /** The last call message with a call id: `[message id, tool name, status shown, result id shown]`. */
 type CallLink = [id: string, name: string, status: ToolStatus, resultId?: string];
@@ -64,6 +65,7 @@ interface ResponseUsage {
   first?: string;
   best?: Tokens;
   shown?: Tokens | null;
+  model?: string;
 }
 
 /** Everything a normalizer remembers between lines (saved with util/state-file.ts): a later run resumes a
@@ -103,15 +105,23 @@ function fingerprint(type: unknown, timestamp: unknown, length: number): number 
 }
 
 function tokens(u: TokenUsage): Tokens {
-  return [u.input, u.output, u.cacheRead, u.cacheCreation];
+  return u.cacheCreation1h
+    ? [u.input, u.output, u.cacheRead, u.cacheCreation, u.cacheCreation1h]
+    : [u.input, u.output, u.cacheRead, u.cacheCreation];
 }
 
 function usageOf(t: Tokens): TokenUsage {
-  return { input: t[0], output: t[1], cacheRead: t[2], cacheCreation: t[3] };
+  return {
+    input: t[0],
+    output: t[1],
+    cacheRead: t[2],
+    cacheCreation: t[3],
+    ...(t[4] ? { cacheCreation1h: t[4] } : {}),
+  };
 }
 
 function sameTokens(a: Tokens | undefined | null, b: Tokens | undefined | null): boolean {
-  return !!a && !!b && a[0] === b[0] && a[1] === b[1] && a[2] === b[2] && a[3] === b[3];
+  return !!a && !!b && a[0] === b[0] && a[1] === b[1] && a[2] === b[2] && a[3] === b[3] && (a[4] ?? 0) === (b[4] ?? 0);
 }
 
 export interface ThreadOptions {
@@ -310,6 +320,7 @@ export class ThreadNormalizer {
           id: r.first,
           usage: usageOf(r.best),
           ...(r.shown ? { was: { usage: usageOf(r.shown) } } : {}),
+          ...(r.model ? { model: r.model } : {}),
           at: r.first.slice(0, r.first.indexOf('#')), // a message id starts with its time
         });
       }
@@ -449,7 +460,7 @@ export class ThreadNormalizer {
     const msg = record.message ?? {};
     const responseId = msg.id ?? record.uuid ?? `line-${line}`;
     const synthetic = msg.model === '<synthetic>' || record.isApiErrorMessage === true;
-    if (msg.usage && !synthetic) this.recordUsage(responseId, msg.usage);
+    if (msg.usage && !synthetic) this.recordUsage(responseId, msg.usage, msg.model);
     const blocks: ClaudeContentBlock[] =
       typeof msg.content === 'string'
         ? [{ type: 'text', text: msg.content }]
@@ -517,15 +528,19 @@ export class ThreadNormalizer {
     }
   }
 
-  private recordUsage(responseId: string, usage: ClaudeUsage): void {
+  private recordUsage(responseId: string, usage: ClaudeUsage, model: string | undefined): void {
+    const cacheCreation = usage.cache_creation_input_tokens ?? 0;
+    const oneHour = usage.cache_creation?.ephemeral_1h_input_tokens;
     const next: TokenUsage = {
       input: usage.input_tokens ?? 0,
       output: usage.output_tokens ?? 0,
       cacheRead: usage.cache_read_input_tokens ?? 0,
-      cacheCreation: usage.cache_creation_input_tokens ?? 0,
+      cacheCreation,
+      ...(typeof oneHour === 'number' && oneHour > 0 ? { cacheCreation1h: Math.min(oneHour, cacheCreation) } : {}),
     };
     let r = this.usage.get(responseId);
     if (!r) this.usage.set(responseId, (r = {}));
+    if (model) r.model = model;
     // Streamed lines repeat the usage of message_start; the final line carries the real output count.
     if (r.best && next.output < r.best[1]) return;
     if (r.first && r.shown === undefined) r.shown = r.best ?? null; // its first message shows the old best

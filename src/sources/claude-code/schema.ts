@@ -6,6 +6,8 @@ export interface ClaudeUsage {
   output_tokens?: number;
   cache_creation_input_tokens?: number;
   cache_read_input_tokens?: number;
+  /** The cache writes by lifetime (newer builds); absent: all 5-minute. */
+  cache_creation?: { ephemeral_5m_input_tokens?: number; ephemeral_1h_input_tokens?: number };
 }
 
 export interface ClaudeContentBlock {

@@ -1,0 +1,184 @@
+import type { SourceId, TokenUsage } from '../model/message.ts';
+import { SOURCE_LABELS } from '../model/labels.ts';
+import type { SessionSummary } from '../model/session.ts';
+import { dayOf } from '../stats/calendar.ts';
+import { addTokenDetail as addTokens, emptyTokens } from '../stats/session-accumulator.ts';
+import { PRICES, priceOf, priceTokens as priceTokensOf, splitModelKey, type PriceTable } from './prices.ts';
+
+/** Sources whose histories keep no token counts at all: their cost is not shown as $0. */
+export const NO_TOKEN_SOURCES: ReadonlySet<SourceId> = new Set<SourceId>(['amazon-q']);
+
+export const COST_LABEL = 'API-equivalent estimate';
+
+/** An API-equivalent cost estimate over some sessions (or slots of them). */
+export interface Cost {
+  /** USD of the priced tokens. */
+  usd: number;
+  /** USD by base model (the table's id). */
+  byModel: Record<string, number>;
+  /** Models with tokens but no price in the table, with their tokens: left out of `usd`, never guessed. */
+  unpriced: Record<string, TokenUsage>;
+  /** Sessions with tokens whose split by model is not known (archived before it was kept). */
+  notKnown: number;
+  /** Sources among these sessions that keep no token counts. */
+  noTokenCounts: SourceId[];
+  /** Sessions (or session-days) that had priced tokens. */
+  priced: number;
+}
+
+export function emptyCost(): Cost {
+  return { usd: 0, byModel: {}, unpriced: {}, notKnown: 0, noTokenCounts: [], priced: 0 };
+}
+
+function hasTokens(t: TokenUsage): boolean {
+  return t.input + t.output + t.cacheRead + t.cacheCreation > 0;
+}
+
+/** Adds the cost of one per-model token record (a session's or a slot's) to `into`. */
+export function addModelCost(into: Cost, byModel: Record<string, TokenUsage>, prices: PriceTable = PRICES): boolean {
+  let any = false;
+  for (const [key, usage] of Object.entries(byModel)) {
+    if (!hasTokens(usage)) continue;
+    const { model, long } = splitModelKey(key);
+    const found = priceOf(model, prices);
+    if (!found) {
+      addTokens((into.unpriced[model] ??= emptyTokens()), usage);
+      continue;
+    }
+    const usd = priceTokensOf(usage, found.price, long);
+    into.usd += usd;
+    into.byModel[found.model] = (into.byModel[found.model] ?? 0) + usd;
+    any = true;
+  }
+  return any;
+}
+
+function noteSession(
+  into: Cost,
+  s: SessionSummary,
+  tokens: TokenUsage,
+  byModel: Record<string, TokenUsage> | undefined,
+) {
+  if (NO_TOKEN_SOURCES.has(s.source)) {
+    if (!into.noTokenCounts.includes(s.source)) into.noTokenCounts.push(s.source);
+    return;
+  }
+  if (!hasTokens(tokens)) return;
+  if (!byModel) {
+    into.notKnown += 1;
+    return;
+  }
+  if (addModelCost(into, byModel)) into.priced += 1;
+}
+
+/** The cost of whole sessions. */
+export function sessionsCost(sessions: Iterable<SessionSummary>): Cost {
+  const cost = emptyCost();
+  for (const s of sessions) noteSession(cost, s, s.stats.tokens, s.stats.tokensByModel);
+  return cost;
+}
+
+/** The cost of the requests these sessions made on the given local days (a request counts on its own day). */
+export function daysCost(sessions: Iterable<SessionSummary>, days: ReadonlySet<string>, timeZone: string): Cost {
+  const cost = emptyCost();
+  for (const s of sessions) {
+    const tokens = emptyTokens();
+    let byModel: Record<string, TokenUsage> | undefined = {};
+    for (const [slot, activity] of Object.entries(s.stats.activity)) {
+      const day = slot === 'unknown' ? dayOf(s.startedAt, timeZone) : dayOf(`${slot}:00.000Z`, timeZone);
+      if (!days.has(day)) continue;
+      addTokens(tokens, activity.tokens);
+      if (!s.stats.tokensByModel || !activity.tokensByModel) {
+        if (hasTokens(activity.tokens)) byModel = undefined;
+        continue;
+      }
+      if (byModel)
+        for (const [k, u] of Object.entries(activity.tokensByModel)) addTokens((byModel[k] ??= emptyTokens()), u);
+    }
+    noteSession(cost, s, tokens, byModel);
+  }
+  return cost;
+}
+
+/** `cost` in stats.json. */
+export interface CostJson {
+  label: string;
+  currency: string;
+  pricesAsOf: string;
+  pricesSource: string;
+  total: number;
+  bySource: Record<string, number>;
+  byModel: Record<string, number>;
+  byDay: Record<string, number>;
+  /** Models with tokens but no price: their tokens, left out of every total. */
+  unpriced: Record<string, TokenUsage>;
+  /** Sessions with tokens whose split by model is not known (collected by an older version): left out. */
+  sessionsNotKnown: number;
+  /** Sources that keep no token counts, so no cost can be estimated for them. */
+  noTokenCounts: string[];
+}
+
+const round = (usd: number) => Math.round(usd * 1e6) / 1e6;
+const rounded = (r: Record<string, number>) =>
+  Object.fromEntries(
+    Object.entries(r)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([k, v]) => [k, round(v)]),
+  );
+
+export function costJson(sessions: SessionSummary[], timeZone: string): CostJson {
+  const total = sessionsCost(sessions);
+  const bySource: Record<string, number> = {};
+  for (const source of new Set(sessions.map((s) => s.source))) {
+    if (NO_TOKEN_SOURCES.has(source)) continue;
+    bySource[source] = sessionsCost(sessions.filter((s) => s.source === source)).usd;
+  }
+  const allDays = new Set<string>();
+  for (const s of sessions)
+    for (const slot of Object.keys(s.stats.activity))
+      allDays.add(slot === 'unknown' ? dayOf(s.startedAt, timeZone) : dayOf(`${slot}:00.000Z`, timeZone));
+  const byDay: Record<string, number> = {};
+  for (const day of allDays) {
+    const c = daysCost(sessions, new Set([day]), timeZone);
+    if (c.priced > 0) byDay[day] = c.usd;
+  }
+  return {
+    label: COST_LABEL,
+    currency: PRICES.currency,
+    pricesAsOf: PRICES.asOf,
+    pricesSource: `${PRICES.source}: ${PRICES.packages.map((p) => `${p.package}@${p.version} (${p.published})`).join(', ')}`,
+    total: round(total.usd),
+    bySource: rounded(bySource),
+    byModel: rounded(total.byModel),
+    byDay: rounded(byDay),
+    unpriced: total.unpriced,
+    sessionsNotKnown: total.notKnown,
+    noTokenCounts: total.noTokenCounts,
+  };
+}
+
+/** `$1.23`, `$0.004`, `<$0.001`. */
+export function formatUsd(usd: number): string {
+  if (usd === 0) return '$0';
+  if (usd < 0.001) return '<$0.001';
+  if (usd < 1) return `$${usd.toFixed(3)}`;
+  return `$${usd.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+}
+
+/** One line in words: the estimate and what it leaves out. */
+export function describeCost(cost: Cost): string {
+  const parts: string[] = [];
+  if (cost.priced > 0) parts.push(`${formatUsd(cost.usd)} (${COST_LABEL}, prices as of ${PRICES.asOf})`);
+  const unpriced = Object.keys(cost.unpriced);
+  if (unpriced.length) parts.push(`not priced: ${unpriced.join(', ')} (no price in the table)`);
+  if (cost.notKnown)
+    parts.push(
+      `not known for ${cost.notKnown} session${cost.notKnown === 1 ? '' : 's'} collected before tokens were kept per model`,
+    );
+  if (cost.noTokenCounts.length) parts.push(`${cost.noTokenCounts.map(sourceName).join(', ')} keeps no token counts`);
+  return parts.length ? parts.join('; ') : 'no tokens';
+}
+
+function sourceName(source: SourceId): string {
+  return SOURCE_LABELS[source] ?? source;
+}

@@ -1,0 +1,133 @@
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { commitsByDay, commitsDuring, commitsOnDays, gitOutcomes, repoRoot } from '../../src/insights/git.ts';
+import type { SessionSummary } from '../../src/model/session.ts';
+import { runCli } from '../helpers/cli.ts';
+import { tempDir } from '../helpers/paths.ts';
+
+function git(repo: string, args: string[], when?: string, email = 'alice@example.com'): void {
+  execFileSync('git', ['-C', repo, ...args], {
+    env: {
+      ...process.env,
+      GIT_CONFIG_NOSYSTEM: '1',
+      GIT_AUTHOR_NAME: email.split('@')[0],
+      GIT_AUTHOR_EMAIL: email,
+      GIT_COMMITTER_NAME: email.split('@')[0],
+      GIT_COMMITTER_EMAIL: email,
+      ...(when ? { GIT_AUTHOR_DATE: when, GIT_COMMITTER_DATE: when } : {}),
+    },
+    stdio: 'ignore',
+  });
+}
+
+async function commit(repo: string, file: string, when: string, email?: string): Promise<void> {
+  await fs.writeFile(path.join(repo, file), `${file} ${when}\n`);
+  git(repo, ['add', file], when, email);
+  git(repo, ['commit', '-q', '-m', `change ${file}`], when, email);
+}
+
+/** Every file under .git with its content hash and mtime: proof that reading wrote nothing. */
+async function snapshot(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const rel of await fs.readdir(dir, { recursive: true })) {
+    const full = path.join(dir, rel);
+    const stat = await fs.stat(full);
+    if (!stat.isFile()) continue;
+    out.push(
+      `${rel}:${stat.mtimeMs}:${createHash('sha1')
+        .update(await fs.readFile(full))
+        .digest('hex')}`,
+    );
+  }
+  return out.sort();
+}
+
+async function makeRepo(): Promise<string> {
+  const repo = path.join(await tempDir('git'), 'webapp');
+  await fs.mkdir(repo);
+  git(repo, ['init', '-q', '-b', 'main']);
+  git(repo, ['config', 'user.email', 'alice@example.com']);
+  await commit(repo, 'old.txt', '2026-02-01T09:00:00Z'); // before every session
+  await commit(repo, 'a.txt', '2026-03-02T10:10:00Z'); // during the session
+  await commit(repo, 'bob.txt', '2026-03-02T10:15:00Z', 'bob@example.com'); // someone else's
+  git(repo, ['checkout', '-q', '-b', 'feature']);
+  await commit(repo, 'b.txt', '2026-03-02T10:20:00Z'); // during, on another branch
+  git(repo, ['checkout', '-q', 'main']);
+  await commit(repo, 'c.txt', '2026-03-02T15:00:00Z'); // same day, after the session
+  await fs.writeFile(path.join(repo, 'dirty.txt'), 'not committed\n'); // an index refresh would write
+  return repo;
+}
+
+const summary = (cwd: string, startedAt: string, endedAt: string) =>
+  ({
+    id: `claude-code/${startedAt}`,
+    source: 'claude-code',
+    cwd,
+    startedAt,
+    endedAt,
+    stats: { activity: {} },
+  }) as unknown as SessionSummary;
+
+describe('git outcomes', () => {
+  it("reads the user's commits on every branch, read-only", async () => {
+    const repo = await makeRepo();
+    const before = await snapshot(path.join(repo, '.git'));
+    const session = summary(path.join(repo), '2026-03-02T10:00:00.000Z', '2026-03-02T10:30:00.000Z');
+    const outcomes = gitOutcomes([session]);
+    expect(repoRoot(repo)).toBe(await fs.realpath(repo));
+    expect(commitsDuring(outcomes, session).map((c) => c.subject)).toEqual(['change a.txt', 'change b.txt']);
+    const day = commitsOnDays(outcomes, [session], new Set(['2026-03-02']), 'UTC');
+    expect(day.map((c) => c.subject)).toEqual(['change a.txt', 'change b.txt', 'change c.txt']);
+    // 15:00 UTC is the next day in Tokyo.
+    expect([...commitsByDay(day, 'Asia/Tokyo')]).toEqual([
+      ['2026-03-02', 2],
+      ['2026-03-03', 1],
+    ]);
+    expect(await snapshot(path.join(repo, '.git'))).toEqual(before);
+  });
+
+  it('gives nothing, and no error, for a missing directory, a plain directory or no git at all', async () => {
+    const plain = await tempDir('plain');
+    const gone = path.join(plain, 'gone');
+    const sessions = [summary(gone, '2026-03-02T10:00:00Z', '2026-03-02T11:00:00Z')];
+    sessions.push(summary(plain, '2026-03-02T10:00:00Z', '2026-03-02T11:00:00Z'));
+    expect(gitOutcomes(sessions).repoOf.size).toBe(0);
+    const repo = await makeRepo();
+    const path0 = process.env.PATH;
+    process.env.PATH = plain;
+    try {
+      expect(gitOutcomes([summary(repo, '2026-03-02T10:00:00Z', '2026-03-02T11:00:00Z')]).repoOf.size).toBe(0);
+    } finally {
+      process.env.PATH = path0;
+    }
+  });
+
+  it('a day report counts the commits next to the sessions', async () => {
+    const repo = await makeRepo();
+    const home = await tempDir('git-home');
+    const dir = path.join(home, '.claude', 'projects', 'webapp');
+    await fs.mkdir(dir, { recursive: true });
+    const id = '12121212-1212-4121-8121-121212121212';
+    const record = (type: string, at: string, message: unknown, n: number) =>
+      JSON.stringify({ type, uuid: `u${n}`, timestamp: at, cwd: repo, sessionId: id, message });
+    await fs.writeFile(
+      path.join(dir, `${id}.jsonl`),
+      [
+        record('user', '2026-03-02T10:00:00.000Z', { role: 'user', content: 'fix it' }, 1),
+        record(
+          'assistant',
+          '2026-03-02T10:30:00.000Z',
+          { id: 'm1', role: 'assistant', model: 'claude-opus-4-6', content: [{ type: 'text', text: 'done' }] },
+          2,
+        ),
+      ].join('\n') + '\n',
+    );
+    const data = path.join(await tempDir('git-data'), 'd');
+    const run = await runCli(['report', '--day', '2026-03-02', '--home', home, '--data', data, '--tz', 'UTC']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^- Commits: 3 \(webapp 3\)$/m);
+  });
+});
