@@ -258,7 +258,7 @@ function exitCodeOf(json: unknown, metadata: Record<string, unknown> | undefined
   };
   const found = fromRecord(metadata) ?? fromRecord(json);
   if (found !== undefined) return found;
-  const match = /(?:^|\n)(?:Process exited with code|Exit code:?) (-?\d+)/.exec(text.slice(0, 2000));
+  const match = /(?:^|\n)(?:Process exited with code|(?:Error: )?Exit code:?) (-?\d+)/.exec(text.slice(0, 2000));
   return match ? Number(match[1]) : undefined;
 }
 
