@@ -124,7 +124,7 @@ async function sessionPages(id: string): Promise<Document[]> {
 
 describe('session pages as a reader sees them', () => {
   it('has no horizontal page scroll at 390 and 1440 px on any page type', async () => {
-    const pages = [
+    const pages: [string, string][] = [
       [fixture.url, '/'],
       [fixture.url, '/days/2026-03-03/'],
       [fixture.url, '/weeks/2026-W10/'],
