@@ -35,9 +35,9 @@ const THEME = {
 };
 const CLASS_OF = new Map(CLASSES.map((cls, i) => [code(i), `hl-${cls}`]));
 
-/** Bigger blocks are shown as plain text: highlighting costs about 0.1 ms a line once warm. */
-export const HIGHLIGHT_MAX_CHARS = 60_000;
-export const HIGHLIGHT_MAX_LINES = 1_500;
+/** Bigger blocks are shown as plain text: highlighting costs about 0.1-0.5 ms a line once warm (more for dense code). */
+export const HIGHLIGHT_MAX_CHARS = 20_000;
+export const HIGHLIGHT_MAX_LINES = 500;
 
 let highlighter: Promise<HighlighterGeneric<BundledLanguage, BundledTheme>> | undefined;
 const failed = new Set<string>();

@@ -138,7 +138,9 @@ function todoStatus(value: unknown): TodoStatus {
 export function toolInputView(call: ToolCall): ToolInputView {
   const args = argsOf(call);
   const family = toolFamily(call.name);
-  const path = str(args?.file_path) ?? str(args?.path) ?? str(args?.notebook_path) ?? '';
+  // Amazon Q's fs_read takes a list of operations: the first one's path stands for them.
+  const operations = Array.isArray(args?.operations) ? (args.operations as Args[]) : [];
+  const path = str(args?.file_path) ?? str(args?.path) ?? str(args?.notebook_path) ?? str(operations[0]?.path) ?? '';
   if (family === 'patch' || (call.arguments && isPatchEnvelope(call.arguments) && !args)) {
     const text = str(args?.input) ?? str(args?.patch) ?? call.arguments ?? '';
     if (isPatchEnvelope(text)) return { kind: 'diff', files: parsePatchEnvelope(text) };
@@ -196,7 +198,7 @@ export function toolInputView(call: ToolCall): ToolInputView {
         offset !== undefined || limit !== undefined
           ? `${offset !== undefined ? `from line ${String(offset)}` : ''}${limit !== undefined ? ` (${String(limit)} lines)` : ''}`.trim()
           : undefined;
-      return { kind: 'read', path, range };
+      return { kind: 'read', path, range: operations.length > 1 ? `and ${operations.length - 1} more` : range };
     }
     if (family === 'todo') {
       const list = Array.isArray(args.todos) ? args.todos : Array.isArray(args.plan) ? args.plan : undefined;
@@ -258,7 +260,7 @@ function exitCodeOf(json: unknown, metadata: Record<string, unknown> | undefined
   };
   const found = fromRecord(metadata) ?? fromRecord(json);
   if (found !== undefined) return found;
-  const match = /(?:^|\n)(?:Process exited with code|Exit code:?) (-?\d+)/.exec(text.slice(0, 2000));
+  const match = /(?:^|\n)(?:Process exited with code|(?:Error: )?Exit code:?) (-?\d+)/.exec(text.slice(0, 2000));
   return match ? Number(match[1]) : undefined;
 }
 

@@ -1,0 +1,280 @@
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { JSDOM } from 'jsdom';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { launchChromium, startPreview } from '../helpers/browser.ts';
+import { runCli } from '../helpers/cli.ts';
+import { REPO, SESSION, tempDir } from '../helpers/paths.ts';
+
+/** The reader fixtures (fixtures/reader, see fixtures/README.md) plus a long, tool-heavy, Japanese session made here. */
+const TOOLS = 'aaaaaaaa-0001-4000-8000-000000000001';
+const FRAGMENT = 'bbbbbbbb-0002-4000-8000-000000000002';
+const LONG = 'cccccccc-0003-4000-8000-000000000003';
+const LONG_PROMPTS = 40;
+const LONG_CALLS = 12;
+
+async function writeLongSession(home: string): Promise<void> {
+  const dir = path.join(home, '.claude', 'projects', '-home-alice-work-shop');
+  const common = { cwd: '/home/alice/work/shop', sessionId: LONG, version: '2.1.150', isSidechain: false };
+  const lines: unknown[] = [];
+  const base = Date.parse('2026-03-09T23:40:00Z'); // crosses midnight UTC
+  let n = 0;
+  const at = () => new Date(base + n++ * 2000).toISOString();
+  for (let p = 0; p < LONG_PROMPTS; p++) {
+    lines.push({ ...common, type: 'file-history-snapshot', uuid: `s${p}`, timestamp: at() });
+    lines.push({
+      ...common,
+      type: 'user',
+      uuid: `u${p}`,
+      timestamp: at(),
+      message: { role: 'user', content: `質問 ${p + 1}: カートの合計を確認してください。` },
+    });
+    // One prompt in ten is very long: a dozen calls in parallel, their big results after all of them.
+    const calls = p % 10 === 5 ? LONG_CALLS * 4 : LONG_CALLS;
+    const ids = Array.from({ length: calls }, (_, c) => `call_${p}_${c}`);
+    ids.forEach((id, c) =>
+      lines.push({
+        ...common,
+        type: 'assistant',
+        uuid: `a${p}_${c}`,
+        timestamp: at(),
+        message: {
+          id: `m${p}_${Math.floor(c / 3)}`,
+          role: 'assistant',
+          model: 'claude-opus-4-6',
+          content: [{ type: 'tool_use', id, name: 'Bash', input: { command: `cat part-${p}-${c}.log` } }],
+          usage: { input_tokens: 1, output_tokens: 1 },
+        },
+      }),
+    );
+    for (const id of [...ids].reverse())
+      lines.push({
+        ...common,
+        type: 'user',
+        uuid: `r${id}`,
+        timestamp: at(),
+        message: {
+          role: 'user',
+          content: [{ type: 'tool_result', tool_use_id: id, content: `${id}\n${'ログ行 '.repeat(400)}` }],
+        },
+      });
+    lines.push({
+      ...common,
+      type: 'assistant',
+      uuid: `b${p}`,
+      timestamp: at(),
+      message: {
+        id: `m${p}b`,
+        role: 'assistant',
+        model: 'claude-opus-4-6',
+        content: [{ type: 'text', text: `回答 ${p + 1}` }],
+        usage: { input_tokens: 1, output_tokens: 1 },
+      },
+    });
+  }
+  await fs.writeFile(path.join(dir, `${LONG}.jsonl`), `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`);
+}
+
+const site = inject('site');
+let browser: Browser;
+let fixture: { url: string; stop: () => Promise<void> };
+let reader: { url: string; stop: () => Promise<void> };
+let readerOut: string;
+
+beforeAll(async () => {
+  const home = await tempDir('reader');
+  await fs.cp(path.join(REPO, 'fixtures', 'reader'), home, { recursive: true });
+  await writeLongSession(home);
+  readerOut = path.join(home, 'dist');
+  const run = await runCli([
+    'build',
+    '--home',
+    home,
+    '--data',
+    path.join(home, 'data'),
+    '--out',
+    readerOut,
+    '--tz',
+    'UTC',
+  ]);
+  expect(run.code, run.stderr).toBe(0);
+  fixture = await startPreview(site.outDir);
+  reader = await startPreview(readerOut);
+  browser = await launchChromium();
+}, 300_000);
+afterAll(async () => {
+  await browser?.close();
+  await fixture?.stop();
+  await reader?.stop();
+});
+
+async function sessionPages(id: string): Promise<Document[]> {
+  const dir = path.join(readerOut, 'sessions', 'claude-code', id);
+  const extra = await fs.readdir(path.join(dir, 'page')).catch(() => [] as string[]);
+  const files = [
+    path.join(dir, 'index.html'),
+    ...extra
+      .map(Number)
+      .sort((a, b) => a - b)
+      .map((n) => path.join(dir, 'page', String(n), 'index.html')),
+  ];
+  return Promise.all(files.map(async (f) => new JSDOM(await fs.readFile(f, 'utf8')).window.document));
+}
+
+describe('session pages as a reader sees them', () => {
+  it('has no horizontal page scroll at 390 and 1440 px on any page type', async () => {
+    const pages: [string, string][] = [
+      [fixture.url, '/'],
+      [fixture.url, '/days/2026-03-03/'],
+      [fixture.url, '/weeks/2026-W10/'],
+      [fixture.url, '/projects/webapp/'],
+      [fixture.url, '/stats/'],
+      [fixture.url, `/sessions/claude-code/${SESSION.A}/`],
+      [fixture.url, `/sessions/claude-code/${SESSION.C}/`],
+      [fixture.url, '/sessions/codex/019cb1a0-0001-7000-8000-000000000001/'],
+      [reader.url, `/sessions/claude-code/${TOOLS}/`],
+      [reader.url, `/sessions/claude-code/${LONG}/`],
+      [reader.url, `/sessions/claude-code/${FRAGMENT}/`],
+      [reader.url, '/no-such-page/'],
+    ];
+    const overflow: string[] = [];
+    await fs.mkdir(path.join(REPO, 'test-results', 'reader'), { recursive: true });
+    for (const [width, height] of [
+      [390, 844],
+      [1440, 900],
+    ] as const) {
+      const page = await browser.newPage({ viewport: { width, height } });
+      for (const [base, route] of pages) {
+        await page.goto(`${base}${route}`);
+        // Open everything a reader can open: that must not widen the page either.
+        await page.evaluate(() => document.querySelectorAll('details').forEach((d) => (d.open = true)));
+        const [scroll, inner] = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
+        if (scroll > inner) overflow.push(`${route} at ${width}px: ${scroll} > ${inner}`);
+        const name = `${route.replace(/[^a-z0-9]+/gi, '_').slice(0, 50)}_${width}.png`;
+        await page.screenshot({
+          path: path.join(REPO, 'test-results', 'reader', name),
+          fullPage: !route.includes(LONG),
+        });
+      }
+      await page.close();
+    }
+    expect(overflow).toEqual([]);
+  }, 300_000);
+
+  it('keeps every call with its result and every message exactly once over the pages of a long session', async () => {
+    const docs = await sessionPages(LONG);
+    expect(docs.length).toBeGreaterThan(2);
+    const messages: number[] = [];
+    const prompts: string[] = [];
+    for (const doc of docs) {
+      for (const tool of doc.querySelectorAll('.thread > .item > details.tool')) {
+        const command = tool.querySelector('pre.command')!.textContent!;
+        const id = /part-(\d+)-(\d+)/.exec(command)!;
+        // The result on the same page, in the same item.
+        expect(tool.querySelector('.io-output')!.textContent).toContain(`call_${id[1]}_${id[2]}`);
+      }
+      for (const el of doc.querySelectorAll('.thread [id^="m"]')) messages.push(Number(el.id.slice(1)));
+      prompts.push(...[...doc.querySelectorAll('.thread .prompt[id^="p"]')].map((e) => e.id));
+      // Each page opens with its table of contents, linking its prompts.
+      const toc = [...doc.querySelectorAll('nav.toc a')].map((a) => a.getAttribute('href'));
+      expect(toc).toEqual([...doc.querySelectorAll('.thread .prompt[id^="p"]')].map((e) => `#${e.id}`));
+    }
+    // Each main-thread message has its anchor once (a call's result is anchored inside the call's item).
+    expect([...messages].sort((a, b) => a - b)).toEqual(Array.from({ length: messages.length }, (_, i) => i));
+    expect(prompts).toEqual(Array.from({ length: LONG_PROMPTS }, (_, i) => `p${i + 1}`));
+    // A page of a long prompt holds steps of that prompt only; no page is background events alone.
+    for (const doc of docs) expect(doc.querySelectorAll('.thread > .item:not(.item-hidden)').length).toBeGreaterThan(0);
+    // The header names both dates of a session that crosses midnight.
+    expect(docs[0]!.querySelector('.session-meta')!.textContent).toMatch(/2026-03-09 23:40 – 2026-03-10 00:/);
+  });
+
+  it('renders Edit and MultiEdit as diffs, TodoWrite as a checklist, Read and Write as code, Bash with its exit code', async () => {
+    const [doc] = await sessionPages(TOOLS);
+    const tool = (name: string) =>
+      [...doc!.querySelectorAll('.thread > .item > details.tool')].filter(
+        (t) => t.querySelector('.tool-name')!.textContent === name,
+      );
+    const edit = tool('Edit')[0]!;
+    expect(edit.querySelector('.diff-head .path')!.textContent).toBe('/home/alice/work/shop/src/cart.ts');
+    expect([...edit.querySelectorAll('.dl-del')].map((l) => l.textContent)).toEqual([
+      '-  return items.reduce((sum, i) => sum + i.price, 0); // cents',
+    ]);
+    expect([...edit.querySelectorAll('.dl-add')].map((l) => l.textContent)).toEqual([
+      '+  // prices are in cents',
+      '+  return items.reduce((sum, item) => sum + item.price, 0);',
+    ]);
+    expect(tool('MultiEdit')[0]!.querySelectorAll('.dl-add').length).toBe(2);
+    const todo = tool('TodoWrite')[0]!;
+    expect(
+      [...todo.querySelectorAll('.checklist li')].map((li) => [
+        li.className,
+        li.querySelector('.todo-text')!.textContent,
+      ]),
+    ).toEqual([
+      ['todo-completed', 'Read package.json'],
+      ['todo-in_progress', 'Write CLAUDE.md'],
+      ['todo-pending', 'Check the test command'],
+    ]);
+    // Read output without its line numbers, highlighted as TypeScript; Write content highlighted as Markdown.
+    const read = tool('Read')[0]!.querySelector('.io-output pre.hl')!;
+    expect(read.textContent).toContain('export function total(items: { price: number }[]): number {');
+    expect(read.querySelector('.hl-k')!.textContent).toBe('export');
+    expect(tool('Write')[0]!.querySelector('.code-lang')!.textContent).toBe('markdown');
+    const [failed, refused] = tool('Bash');
+    expect(failed!.querySelector('pre.command')!.textContent).toBe('$ npm test -- --run cart');
+    expect(failed!.querySelector('.exit')!.textContent).toBe('exit 1');
+    expect(failed!.querySelector('.status')!.textContent).toBe('error');
+    expect(refused!.querySelector('.io-output .io-label')!.textContent).toContain('Refused by the user');
+    expect(tool('WebFetch')[0]!.querySelector('.web a')!.getAttribute('href')).toBe(
+      'https://vitest.dev/guide/cli.html',
+    );
+  });
+
+  it('shows /init with its text, folds injected context, shows raw HTML and images instead of dropping them', async () => {
+    const [doc] = await sessionPages(TOOLS);
+    const command = doc!.querySelector('.command-block')!;
+    expect(command.querySelector('code')!.textContent).toBe('/init');
+    expect(command.querySelector('details.expanded')!.textContent).toContain(
+      'Please analyze this codebase and create a CLAUDE.md file',
+    );
+    expect(doc!.querySelector('.context > summary')!.textContent).toBe('Context: System reminder');
+    const answer = [...doc!.querySelectorAll('.answer')].find((a) => a.textContent!.includes('CLAUDE.md is written'))!;
+    expect(answer.textContent).toContain('<div onclick="pay()">');
+    expect(answer.querySelector('[onclick]')).toBeNull();
+    expect(answer.querySelector('b')!.textContent).toBe('bold');
+    expect(answer.textContent).toContain('[image: shop logo https://example.com/logo.png]');
+    const prompt = doc!.querySelector('.prompt#p1')!;
+    expect(prompt.getAttribute('lang')).toBe('ja');
+    expect(prompt.querySelector('img')!.getAttribute('src')).toMatch(/^data:image\/png;base64,/);
+    expect(prompt.querySelector('.note')!.textContent).toMatch(/image\/png, \d+ B/);
+    expect(doc!.querySelector('title')!.textContent).toContain('このスクリーンショットのレイアウトを直してください。');
+  });
+
+  it('shows a session made only of a subagent file, without calling it deleted', async () => {
+    const [doc] = await sessionPages(FRAGMENT);
+    const agent = doc!.querySelector('.thread .subagent')!;
+    expect(agent.querySelector('.subagent-head')!.textContent).toContain('Explore');
+    expect(agent.querySelector('.tool-name')!.textContent).toBe('Grep');
+    expect(agent.textContent).toContain('Prices are formatted in src/cart.ts line 7');
+    expect(doc!.querySelector('.callout')).toBeNull();
+  });
+
+  it('moves between prompts with j and k, and writes the session as Markdown beside its page', async () => {
+    const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    await page.goto(`${reader.url}/sessions/claude-code/${LONG}/`);
+    await page.keyboard.press('j');
+    expect(new URL(page.url()).hash).toBe('#p1');
+    await page.keyboard.press('j');
+    expect(new URL(page.url()).hash).toBe('#p2');
+    await page.keyboard.press('k');
+    expect(new URL(page.url()).hash).toBe('#p1');
+    await page.close();
+    const markdown = await fs.readFile(path.join(readerOut, 'sessions', 'claude-code', `${TOOLS}.md`), 'utf8');
+    expect(markdown).toContain(
+      '```diff\n-  return items.reduce((sum, i) => sum + i.price, 0); // cents\n+  // prices are in cents',
+    );
+    expect(markdown).toContain('- [x] Read package.json');
+    expect(markdown).toContain('**Command** `/init`');
+  });
+});
