@@ -63,6 +63,8 @@ export async function buildSite(options: BuildSiteOptions): Promise<SiteBuildRes
   // The pages are written: steps over the finished site go here.
   if (!options.share?.single) {
     const { writeSiteSearch } = await import('../search/site-index.ts');
+    const { writeSearchScript } = await import('../search/site-script.ts');
+    await writeSearchScript(options.outDir, PACKAGE_ROOT);
     const searchStarted = Date.now();
     const search = await writeSiteSearch(options);
     if (options.verbose) {
