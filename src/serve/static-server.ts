@@ -2,11 +2,10 @@ import { createReadStream, promises as fs } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { SITE_CSP } from '../site/csp.ts';
 
 /** The policy a page sends when it has no `<meta>` policy of its own (and for files that are not pages). */
-const FALLBACK_CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; " +
-  "connect-src 'self'; base-uri 'none'; form-action 'none'";
+const FALLBACK_CSP = SITE_CSP;
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
