@@ -127,15 +127,20 @@ export async function writeSiteSearch(options: SiteSearchOptions): Promise<SiteS
     }
     await Promise.all(pending);
     const target = path.join(options.outDir, SITE_SEARCH_DIR);
-    await fs.rm(target, { recursive: true, force: true });
-    const written = await index.writeFiles({ outputPath: target });
+    // Written beside the site, then only changed files are moved in: an unchanged index keeps its bytes and
+    // mtimes, as every other file of an incremental build does.
+    const fresh = path.join(options.outDir, `.${SITE_SEARCH_DIR}-${process.pid}.tmp`);
+    await fs.rm(fresh, { recursive: true, force: true });
+    const written = await index.writeFiles({ outputPath: fresh });
     if (written.errors.length > 0)
       throw new Error(`the site search index could not be written: ${written.errors.join('; ')}`);
     await index.deleteIndex();
     // Pagefind's ready-made interfaces: the site has its own (src/scripts/search.ts).
-    for (const name of await fs.readdir(target)) {
-      if (/^pagefind-(component-ui|modular-ui|ui|highlight)\./.test(name)) await fs.rm(path.join(target, name));
+    for (const name of await fs.readdir(fresh)) {
+      if (/^pagefind-(component-ui|modular-ui|ui|highlight)\./.test(name)) await fs.rm(path.join(fresh, name));
     }
+    await syncDirectory(fresh, target);
+    await fs.rm(fresh, { recursive: true, force: true });
     return { records, bytes: await directoryBytes(target) };
   } finally {
     db.close();
@@ -178,4 +183,26 @@ async function directoryBytes(dir: string): Promise<number> {
     if (entry.isFile()) bytes += (await fs.stat(path.join(entry.parentPath, entry.name))).size;
   }
   return bytes;
+}
+
+/** Makes `target` hold exactly the files of `fresh`, rewriting only files whose bytes differ. */
+async function syncDirectory(fresh: string, target: string): Promise<void> {
+  await fs.mkdir(target, { recursive: true });
+  const wanted = new Set<string>();
+  for (const entry of await fs.readdir(fresh, { withFileTypes: true })) {
+    const from = path.join(fresh, entry.name);
+    const to = path.join(target, entry.name);
+    wanted.add(entry.name);
+    if (entry.isDirectory()) {
+      const existing = await fs.lstat(to).catch(() => undefined);
+      if (existing && !existing.isDirectory()) await fs.rm(to, { force: true });
+      await syncDirectory(from, to);
+      continue;
+    }
+    const [next, current] = await Promise.all([fs.readFile(from), fs.readFile(to).catch(() => undefined)]);
+    if (!current || !current.equals(next)) await fs.rename(from, to);
+  }
+  for (const name of await fs.readdir(target)) {
+    if (!wanted.has(name)) await fs.rm(path.join(target, name), { recursive: true, force: true });
+  }
 }

@@ -128,7 +128,10 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
   const bundle = await loadBundle(renderer.entry);
   const routes = await listRoutes(bundle.pageModules);
   const outputs: Record<string, OutputRecord> = {};
-  const styleHrefs = renderer.styles.map((style) => `${renderer.base.replace(/\/$/, '')}/${style}`);
+  // The base is read at render time (like href() does), so it follows --site-url whatever the bundle saw.
+  const siteUrl = process.env.AGENT_LOGBOOK_SITE_URL;
+  const base = siteUrl ? (siteUrl.startsWith('/') ? siteUrl : new URL(siteUrl).pathname) : renderer.base;
+  const styleHrefs = renderer.styles.map((style) => `${base.replace(/\/$/, '')}/${style}`);
 
   const stale: RouteToRender[][] = [];
   let indexBatch: RouteToRender[] = [];

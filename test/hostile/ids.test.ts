@@ -71,8 +71,9 @@ describe('hostile ids: traversal, collisions, long names', () => {
       expect(page, id).toContain(`answer number ${i}`);
       for (const j of Q_IDS.keys()) if (j !== i) expect(page, id).not.toContain(`answer number ${j}<`);
     }
+    // One folder per conversation, and its Markdown export beside it.
     expect((await fs.readdir(path.join(out, 'sessions', 'amazon-q'))).sort()).toEqual(
-      Q_IDS.map(idToPathSegment).sort(),
+      Q_IDS.flatMap((id) => [idToPathSegment(id), `${idToPathSegment(id)}.md`]).sort(),
     );
     for (const [i, id] of CODEX_IDS.entries()) {
       const page = await pageOf('codex', id);

@@ -96,16 +96,25 @@ describe('incremental site build', { timeout: 900_000 }, () => {
     const { buildSiteWithAstro } = await import('../../src/cli/build-site.ts');
     const astroOut = path.join(path.dirname(incremental), 'astro');
     await buildSiteWithAstro({ dataDir, outDir: astroOut, timeZone: 'Asia/Tokyo' });
-    const ours = await snapshot(incremental);
+    // The site search (Pagefind's index and the box's script) is written after the pages, by either path.
+    const ours = new Map(
+      [...(await snapshot(incremental))].filter(([f]) => !f.startsWith('pagefind/') && f !== 'search.js'),
+    );
     const astro = await snapshot(astroOut);
-    const cssName = (files: Map<string, FileState>) => [...files.keys()].find((f) => f.endsWith('.css'))!;
-    const [ourCss, astroCss] = [cssName(ours), cssName(astro)];
-    expect(ours.get(ourCss)!.bytes.equals(astro.get(astroCss)!.bytes)).toBe(true);
+    // Astro splits the CSS by page once pages import stylesheets of their own; we emit one file for the whole
+    // site. Every selector and declaration Astro emits is in ours, and every page is the same once stylesheet links are set aside.
+    const css = (files: Map<string, FileState>) => [...files.keys()].filter((f) => f.endsWith('.css'));
+    const rules = (files: Map<string, FileState>) =>
+      new Set(css(files).flatMap((f) => files.get(f)!.bytes.toString('utf8').split(/[{};]/)));
+    const ourRules = rules(ours);
+    expect(css(ours)).toHaveLength(1);
+    for (const rule of rules(astro)) expect(ourRules.has(rule), rule).toBe(true);
     const withoutCss = (files: Map<string, FileState>) => [...files.keys()].filter((f) => !f.endsWith('.css')).sort();
     expect(withoutCss(ours)).toEqual(withoutCss(astro));
+    const withoutLinks = (html: string) => html.replace(/\s*<link rel="stylesheet" href="[^"]*\.css">\s*/g, '');
     for (const file of withoutCss(ours)) {
-      const expected = astro.get(file)!.bytes.toString('utf8').replaceAll(`/${astroCss}`, `/${ourCss}`);
-      expect(ours.get(file)!.bytes.toString('utf8'), file).toBe(expected);
+      const expected = withoutLinks(astro.get(file)!.bytes.toString('utf8'));
+      expect(withoutLinks(ours.get(file)!.bytes.toString('utf8')), file).toBe(expected);
     }
   });
 

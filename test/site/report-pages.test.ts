@@ -41,7 +41,7 @@ describe('report content on the day and week pages', () => {
     expect(markdown).toBe(await fs.readFile(path.join(site.outDir, 'days', '2026-03-03.md'), 'utf8'));
     expect(doc.querySelector('button[data-copy-markdown]')).not.toBeNull();
     const scripts = [...doc.querySelectorAll('script')];
-    expect(scripts.map((s) => s.getAttribute('src'))).toEqual(['/copy-markdown.js']);
+    expect(scripts.map((s) => s.getAttribute('src'))).toEqual(['/search.js', '/copy-markdown.js']);
     expect(scripts.every((s) => s.textContent === '')).toBe(true);
     expect(existsSync(path.join(site.outDir, 'copy-markdown.js'))).toBe(true);
   });

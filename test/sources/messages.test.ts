@@ -133,6 +133,6 @@ describe('custom agent message lists (seed 002)', () => {
     expect(run.code).toBe(0);
     expect(run.stderr).toMatch(/^Custom agent messages: .*: 3 sessions$/m);
     expect(run.stdout).toContain('hello.py を読んで');
-    expect(run.stdout).toMatch(/ファイルを削除して .*Custom agent, 1 prompts, 3 entries, 2 tool uses, multi tool/);
+    expect(run.stdout).toMatch(/ファイルを削除して .*Custom agent\b[\s\S]*1 prompt · 3 entries · 2 tool uses/);
   });
 });
