@@ -482,8 +482,8 @@ function parsePositive(value: string): number {
 
 function parsePort(value: string): number {
   const port = Number(value);
-  if (!/^\d+$/.test(value) || port < 1 || port > 65535) {
-    throw new InvalidArgumentError(`"${value}" is not a port (1-65535)`);
+  if (!/^\d+$/.test(value) || port > 65535) {
+    throw new InvalidArgumentError(`"${value}" is not a port (0-65535; 0 picks a free one)`);
   }
   return port;
 }

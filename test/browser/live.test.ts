@@ -88,7 +88,7 @@ describe.skipIf(!available)('serve --watch', () => {
     const started = Date.now();
     await fs.appendFile(transcript, `${JSON.stringify(appended)}\n`);
     // Generous on a shared machine; the bench measures the latency (target: 5 s).
-    await page.getByText('LIVE-MARKER 追記された行').waitFor({ timeout: 90_000 });
+    await page.locator('div.plain', { hasText: 'LIVE-MARKER 追記された行' }).waitFor({ timeout: 90_000 });
     process.stdout.write(
       `serve --watch: appended line visible after ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
     );
