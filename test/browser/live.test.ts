@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { CHROMIUM, launchChromium } from '../helpers/browser.ts';
 import { copyFixtureHome, REPO, SESSION, tempDir } from '../helpers/paths.ts';
+import { appendPrompt } from '../helpers/transcripts.ts';
 
 // The real CLI in a child process (Ctrl-C is a real SIGINT), over a private copy of the fixture home, and a
 // real Chromium page that must show a line appended to a Claude Code transcript without anyone reloading it.
@@ -70,23 +71,8 @@ describe.skipIf(!available)('serve --watch', () => {
     expect(built).not.toContain('__agent-logbook');
 
     const transcript = path.join(home, '.claude', 'projects', '-home-alice-work-webapp', `${SESSION.B}.jsonl`);
-    const lines = (await fs.readFile(transcript, 'utf8')).trimEnd().split('\n');
-    const last = JSON.parse(lines.at(-1)!) as Record<string, unknown>;
-    const appended = {
-      parentUuid: last.uuid,
-      isSidechain: false,
-      userType: 'external',
-      cwd: last.cwd,
-      sessionId: last.sessionId,
-      version: last.version,
-      gitBranch: last.gitBranch,
-      type: 'user',
-      message: { role: 'user', content: 'LIVE-MARKER 追記された行' },
-      uuid: 'bbbbbbbb-0000-4000-8000-000000000001',
-      timestamp: '2026-03-03T00:30:00.000Z',
-    };
     const started = Date.now();
-    await fs.appendFile(transcript, `${JSON.stringify(appended)}\n`);
+    await appendPrompt(transcript, 'LIVE-MARKER 追記された行', '2026-03-03T00:30:00.000Z');
     // Generous on a shared machine; the bench measures the latency (target: 5 s).
     await page.locator('div.plain', { hasText: 'LIVE-MARKER 追記された行' }).waitFor({ timeout: 90_000 });
     process.stdout.write(

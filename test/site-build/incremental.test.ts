@@ -5,6 +5,7 @@ import { buildSitePages } from '../../src/site-build/build.ts';
 import { templateHash } from '../../src/site-build/compile.ts';
 import { runCli } from '../helpers/cli.ts';
 import { copyFixtureHome, REPO, SESSION, tempDir } from '../helpers/paths.ts';
+import { appendPrompt } from '../helpers/transcripts.ts';
 
 interface FileState {
   bytes: Buffer;
@@ -22,26 +23,6 @@ async function snapshot(dir: string): Promise<Map<string, FileState>> {
     files.set(path.relative(dir, file), { bytes: await fs.readFile(file), mtimeMs: (await fs.stat(file)).mtimeMs });
   }
   return files;
-}
-
-/** Appends a new prompt to a Claude Code transcript, continuing from its last record. */
-async function appendPrompt(transcript: string, text: string, timestamp: string): Promise<void> {
-  const lines = (await fs.readFile(transcript, 'utf8')).trimEnd().split('\n');
-  const last = JSON.parse(lines.at(-1)!) as Record<string, unknown>;
-  const record = {
-    parentUuid: last.uuid,
-    isSidechain: false,
-    userType: 'external',
-    cwd: last.cwd,
-    sessionId: last.sessionId,
-    version: last.version,
-    gitBranch: last.gitBranch,
-    type: 'user',
-    message: { role: 'user', content: text },
-    uuid: `aaaaaaaa-0000-4000-8000-${String(lines.length).padStart(12, '0')}`,
-    timestamp,
-  };
-  await fs.appendFile(transcript, `${JSON.stringify(record)}\n`);
 }
 
 let home: string;
