@@ -16,9 +16,12 @@ export default async function setup(project: TestProject): Promise<void> {
   process.env.ASTRO_TELEMETRY_DISABLED = '1';
   // The Amazon Q / Kiro databases of the demo home are generated, never committed (as `npm run demo` does).
   await writeDemoDatabases(FIXTURE_HOME);
+  // Small shards, so the search box's merging of shards is what the browser tests see.
+  process.env.AGENT_LOGBOOK_SEARCH_SHARD_CHARS = '1500';
   const root = await tempDir('site');
   const dataDir = path.join(root, 'data');
   const outDir = path.join(root, 'dist');
   const run = await runCli(['build', '--home', FIXTURE_HOME, '--data', dataDir, '--out', outDir, '--tz', 'Asia/Tokyo']);
+  delete process.env.AGENT_LOGBOOK_SEARCH_SHARD_CHARS;
   project.provide('site', { dataDir, outDir, stderr: run.stderr, code: run.code });
 }

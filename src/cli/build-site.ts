@@ -66,7 +66,7 @@ export async function buildSite(options: BuildSiteOptions): Promise<SiteBuildRes
     !options.full &&
     report.written === 0 &&
     report.removed === 0 &&
-    existsSync(path.join(options.outDir, 'pagefind', 'pagefind-entry.json'));
+    existsSync(path.join(options.outDir, 'pagefind', 'shards.json'));
   if (!options.share?.single) {
     const { writeSearchScript } = await import('../search/site-script.ts');
     await writeSearchScript(options.outDir, PACKAGE_ROOT);
@@ -77,7 +77,8 @@ export async function buildSite(options: BuildSiteOptions): Promise<SiteBuildRes
     const search = await writeSiteSearch(options);
     if (options.verbose) {
       process.stderr.write(
-        `Site search: ${search.records} records, ${(search.bytes / 1e6).toFixed(1)} MB ` +
+        `Site search: ${search.written} of ${search.shards} shards written (${search.records} pages), ` +
+          `${(search.bytes / 1e6).toFixed(1)} MB ` +
           `in ${((Date.now() - searchStarted) / 1000).toFixed(1)}s\n`,
       );
     }

@@ -1,7 +1,10 @@
 // The site search box (src/components/SearchBox.astro): Pagefind's JS API over the index that
-// src/search/site-index.ts writes. Loaded as an external module (the CSP allows no inline script); Pagefind
-// itself is fetched from the site's own /pagefind/ on first use and needs WebAssembly ('wasm-unsafe-eval').
-import { BIGRAM_MARK, queryWords } from '../search/cjk.ts';
+// src/search/site-index.ts writes, in shards (pagefind/shards.json): the first is loaded, the others merged.
+// Pagefind finds pages; which message of a page matched is found here, from the record's sections.
+// Loaded as an external module (the CSP allows no inline script); Pagefind itself is fetched from the site's
+// own /pagefind/ on first use and needs WebAssembly ('wasm-unsafe-eval').
+import { hasCjk, queryWords } from '../search/cjk.ts';
+import { pageSections, type RecordSection } from '../search/site-record.ts';
 
 interface PagefindResultData {
   url: string;
@@ -15,13 +18,16 @@ interface PagefindResult {
 interface PagefindApi {
   options(options: Record<string, unknown>): Promise<void>;
   init(): Promise<void>;
+  mergeIndex(url: string, options?: Record<string, unknown>): Promise<void>;
   search(term: string, options?: { filters?: Record<string, string> }): Promise<{ results: PagefindResult[] } | null>;
   filters(): Promise<Record<string, Record<string, number>>>;
 }
 
-/** Hits shown at most, and results looked at to find them (CJK hits are checked against the text). */
+/** Hits shown at most, pages looked at to find them (CJK hits are checked against the text), and hits
+ * (messages) shown from one page. */
 const SHOWN = 12;
 const EXAMINED = 60;
+const PER_PAGE = 3;
 const SOURCE_LABELS: Record<string, string> = {
   'claude-code': 'Claude Code',
   codex: 'Codex CLI',
@@ -38,16 +44,21 @@ function setUp(form: HTMLFormElement): void {
   const status = form.querySelector<HTMLElement>('.site-search-status')!;
   const list = form.querySelector<HTMLOListElement>('.site-search-results')!;
   const selects = [...form.querySelectorAll<HTMLSelectElement>('select')];
-  let api: Promise<PagefindApi> | undefined;
+  let api: Promise<PagefindApi | undefined> | undefined;
   let generation = 0;
   let timer: number | undefined;
 
-  const load = (): Promise<PagefindApi> => {
+  const load = (): Promise<PagefindApi | undefined> => {
     api ??= (async () => {
-      const url = `${base}pagefind/pagefind.js`;
-      const pagefind = (await import(/* @vite-ignore */ url)) as PagefindApi;
+      const root = `${base}pagefind/`;
+      const response = await fetch(`${root}shards.json`);
+      if (!response.ok) throw new Error(`${root}shards.json: ${response.status}`);
+      const shards = (await response.json()) as string[];
+      if (shards.length === 0) return undefined;
+      const pagefind = (await import(/* @vite-ignore */ `${root}${shards[0]}/pagefind.js`)) as PagefindApi;
       await pagefind.options({ excerptLength: 0 });
       await pagefind.init();
+      await Promise.all(shards.slice(1).map((shard) => pagefind.mergeIndex(`${root}${shard}/`)));
       fillFilters(await pagefind.filters(), selects);
       return pagefind;
     })();
@@ -64,11 +75,15 @@ function setUp(form: HTMLFormElement): void {
       return;
     }
     status.textContent = 'Searching…';
-    let pagefind: PagefindApi;
+    let pagefind: PagefindApi | undefined;
     try {
       pagefind = await load();
     } catch {
       status.textContent = 'The search index could not be loaded (was the site built with agent-logbook build?).';
+      return;
+    }
+    if (!pagefind) {
+      status.textContent = 'Nothing to search yet: the site has no sessions.';
       return;
     }
     const { words, runs } = queryWords(query);
@@ -76,14 +91,20 @@ function setUp(form: HTMLFormElement): void {
     for (const select of selects) if (select.value) filters[select.name] = select.value;
     const found = await pagefind.search(words.join(' '), { filters });
     if (mine !== generation || !found) return;
-    const hits: PagefindResultData[] = [];
+    const hits: Hit[] = [];
+    const typed = words.filter((word) => !hasCjk(word));
     for (let i = 0; i < found.results.length && i < EXAMINED && hits.length < SHOWN; i += SHOWN) {
       const batch = await Promise.all(found.results.slice(i, i + SHOWN).map((r) => r.data()));
       if (mine !== generation) return;
-      // Bigrams can match apart from each other: a CJK hit must hold each run of the query as typed.
-      for (const data of batch) if (hits.length < SHOWN && holdsRuns(data, runs)) hits.push(data);
+      const texts = await Promise.all(batch.map((data) => pageTextOf(base, data)));
+      if (mine !== generation) return;
+      for (const [i, data] of batch.entries()) {
+        for (const section of matchingSections(texts[i]!, runs, typed)) {
+          if (hits.length < SHOWN) hits.push({ data, section });
+        }
+      }
     }
-    list.replaceChildren(...hits.map((hit) => resultItem(hit, base, timeZone, [...runs, ...words])));
+    list.replaceChildren(...hits.map((hit) => resultItem(hit, base, timeZone, [...runs, ...typed])));
     status.textContent = hits.length === 0 ? 'No match.' : '';
     // What the list shows (for scripts and tests that wait for a query's results).
     list.dataset.query = query;
@@ -136,29 +157,68 @@ function fillFilters(filters: Record<string, Record<string, number>>, selects: H
   }
 }
 
-function textOf(data: PagefindResultData): string {
-  const cut = data.content.indexOf(BIGRAM_MARK);
-  return cut === -1 ? data.content : data.content.slice(0, cut);
+/** The pages' texts fetched so far (by text file), kept while the page is open. */
+const pageTexts = new Map<string, Promise<RecordSection[]>>();
+
+/** A found page's sections, from its gzip text file beside the shard (none when it cannot be read). */
+function pageTextOf(base: string, data: PagefindResultData): Promise<RecordSection[]> {
+  const file = data.meta.text ?? '';
+  let text = pageTexts.get(file);
+  if (!text) {
+    text = (async () => {
+      try {
+        const response = await fetch(`${base}pagefind/${file}`);
+        if (!response.ok || !response.body) return [];
+        const plain = response.body.pipeThrough(new DecompressionStream('gzip'));
+        return pageSections(await new Response(plain).text());
+      } catch {
+        return [];
+      }
+    })();
+    pageTexts.set(file, text);
+  }
+  return text;
 }
 
-function holdsRuns(data: PagefindResultData, runs: string[]): boolean {
-  const text = `${textOf(data)}\n${data.meta.title ?? ''}`;
-  return runs.every((run) => text.includes(run));
+interface Hit {
+  data: PagefindResultData;
+  section: RecordSection;
 }
 
-function resultItem(
-  data: PagefindResultData,
-  base: string,
-  timeZone: string | undefined,
-  terms: string[],
-): HTMLLIElement {
+/**
+ * The messages of a found page to show, best first: a section must hold each CJK run of the query as typed
+ * (Pagefind matched its bigrams, which may lie apart), and the more typed words it holds, the better. Pagefind
+ * also matches word forms (stems) the text does not hold literally: when no section holds a typed word, the
+ * page's first message stands for it.
+ */
+function matchingSections(sections: RecordSection[], runs: string[], typed: string[]): RecordSection[] {
+  const lowered = typed.map((w) => w.toLowerCase());
+  const scored: { section: RecordSection; score: number }[] = [];
+  for (const section of sections) {
+    if (!runs.every((run) => section.text.includes(run))) continue;
+    const text = section.text.toLowerCase();
+    const score = runs.length + lowered.filter((w) => text.includes(w)).length;
+    scored.push({ section, score });
+  }
+  if (scored.length === 0) return [];
+  const best = Math.max(...scored.map((s) => s.score));
+  if (best === 0) return [scored.find((s) => s.section.kind !== 'session')?.section ?? scored[0]!.section];
+  return scored
+    .filter((s) => s.score === best)
+    .slice(0, PER_PAGE)
+    .map((s) => s.section);
+}
+
+function resultItem(hit: Hit, base: string, timeZone: string | undefined, terms: string[]): HTMLLIElement {
+  const { data, section } = hit;
   const item = document.createElement('li');
   const link = document.createElement('a');
-  link.href = `${base}${data.url.replace(/^\/+/, '')}`;
+  const anchor = section.anchor ? `#${section.anchor}` : '';
+  link.href = `${base}${data.url.replace(/^\/+/, '')}${anchor}`;
   const meta = document.createElement('span');
   meta.className = 'hit-meta';
   const source = SOURCE_LABELS[data.meta.source ?? ''] ?? data.meta.source ?? '';
-  meta.textContent = [source, data.meta.project, formatTime(data.meta.date, timeZone), data.meta.kind]
+  meta.textContent = [source, data.meta.project, formatTime(section.timestamp, timeZone), section.kind]
     .filter(Boolean)
     .join(' · ');
   const title = document.createElement('span');
@@ -166,7 +226,7 @@ function resultItem(
   title.textContent = data.meta.title ?? '';
   const snippet = document.createElement('span');
   snippet.className = 'hit-snippet';
-  snippet.append(...highlighted(textOf(data), terms));
+  snippet.append(...highlighted(section.text, terms));
   link.append(meta, title, snippet);
   item.append(link);
   return item;

@@ -2,9 +2,6 @@
  * Chinese, Japanese and Korean text has no spaces between words, so word-based search finds nothing inside
  * it. Both indexes add the short character sequences (n-grams) of every CJK run as extra indexed terms.
  */
-/** What separates a site search record's text from its bigram form (the UI shows only what comes before). */
-export const BIGRAM_MARK = '\u2063\u2063';
-
 const CJK_CHAR = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3005\u3006\u30fc\uff70]/u;
 const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3005\u3006\u30fc\uff70]+/gu;
 

@@ -1,0 +1,198 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { tz } from '@date-fns/tz';
+import { format } from 'date-fns';
+import type Database from 'better-sqlite3';
+import type { SourceId } from '../model/message.ts';
+import { projectName } from '../model/project.ts';
+import { messageAnchor, pageOfMessage, sessionRoute } from '../model/routes.ts';
+import { cjkBigrams, hasCjk } from './cjk.ts';
+import { pageText, recordContent, type RecordSection, type SectionKind } from './site-record.ts';
+
+/** A section holds this much of a long text: the site index is downloaded in pieces by every visitor. */
+export const MAX_SECTION_CHARS = 16 * 1024;
+
+/** The kinds of text the site index holds: tool input and output are left to `agent-logbook search`. */
+const SITE_KINDS = "('prompt', 'answer', 'session')";
+
+/** A session as the site index sees it: its row in the search index and the pages this build has of it. */
+export interface SiteSession {
+  id: number;
+  key: string;
+  source: SourceId;
+  sessionId: string;
+  cwd: string;
+  title: string;
+  startedAt: string;
+  pageStarts: number[] | undefined;
+  /** The search index's stamp of the session and the pages present, so a change of either is seen. */
+  stamp: string;
+  /** The pages (1-based) whose HTML this build has. */
+  pages: number[];
+}
+
+/** A page of the site index: its Pagefind record and its text file (see site-record.ts). */
+export interface PageRecord {
+  record: SiteRecord;
+  text: string;
+}
+
+/** A Pagefind custom record (the part of its type we use). */
+export interface SiteRecord {
+  url: string;
+  content: string;
+  language: string;
+  meta: Record<string, string>;
+  filters: Record<string, string[]>;
+}
+
+export interface RecordOptions {
+  timeZone: string;
+  language: string;
+  /** A share build's single page: everything is on page 1. */
+  single?: boolean;
+  /** A share build's redaction, applied to every text. */
+  clean?: (text: string) => string;
+}
+
+interface SessionRow {
+  id: number;
+  key: string;
+  source: SourceId;
+  session_id: string;
+  cwd: string;
+  title: string;
+  started_at: string;
+  page_starts: string | null;
+  stamp: string;
+}
+
+/** Every session of the search index that has at least one page in this build, oldest first. */
+export function siteSessions(db: Database.Database, outDir: string, single: boolean): SiteSession[] {
+  const rows = db
+    .prepare(
+      'SELECT id, key, source, session_id, cwd, title, started_at, page_starts, stamp FROM sessions ' +
+        'ORDER BY started_at, key',
+    )
+    .all() as SessionRow[];
+  const sessions: SiteSession[] = [];
+  for (const row of rows) {
+    const pageStarts = row.page_starts ? (JSON.parse(row.page_starts) as number[]) : undefined;
+    const count = single ? 1 : Math.max(1, pageStarts?.length ?? 1);
+    const pages: number[] = [];
+    for (let page = 1; page <= count; page++) {
+      // Not every session has its pages in every build (--since/--until, a share of some sessions).
+      if (existsSync(path.join(outDir, sessionRoute(row.source, row.session_id, page), 'index.html'))) pages.push(page);
+    }
+    if (pages.length === 0) continue;
+    sessions.push({
+      id: row.id,
+      key: row.key,
+      source: row.source,
+      sessionId: row.session_id,
+      cwd: row.cwd,
+      title: row.title,
+      startedAt: row.started_at,
+      pageStarts,
+      stamp: `${row.stamp}|${pages.join(',')}`,
+      pages,
+    });
+  }
+  return sessions;
+}
+
+interface TextRow {
+  ts: string;
+  kind: SectionKind;
+  message_index: number | null;
+  text: string;
+}
+
+/** The characters a session puts in the site index (for sizing shards before its records are made). */
+export function sessionChars(db: Database.Database, session: SiteSession): number {
+  const row = db
+    .prepare(
+      `SELECT sum(min(length(text), ${MAX_SECTION_CHARS})) AS n FROM messages WHERE session = ? AND kind IN ${SITE_KINDS}`,
+    )
+    .get(session.id) as { n: number | null };
+  return row.n ?? 0;
+}
+
+/**
+ * One record per page of a session: the page's prompts and answers in order (and, on its first page, the
+ * session's title, project and directory), linked to the page; the search box links a hit to its message.
+ * The record's meta `text` (where its text file is) is set by the writer, which knows the shard.
+ */
+export function sessionRecords(db: Database.Database, session: SiteSession, options: RecordOptions): PageRecord[] {
+  const clean = options.clean ?? ((text: string) => text);
+  const title = clean(session.title);
+  const project = projectName(clean(session.cwd));
+  const month = monthIn(options.timeZone);
+  const byPage = new Map<number, RecordSection[]>();
+  const rows = db
+    .prepare(
+      `SELECT ts, kind, message_index, text FROM messages WHERE session = ? AND kind IN ${SITE_KINDS} ORDER BY id`,
+    )
+    .iterate(session.id) as IterableIterator<TextRow>;
+  for (const row of rows) {
+    const page = options.single ? 1 : pageOfMessage(session.pageStarts, row.message_index ?? 0);
+    let sections = byPage.get(page);
+    if (!sections) byPage.set(page, (sections = []));
+    const section: RecordSection = {
+      anchor: row.message_index === null ? '' : messageAnchor(row.message_index),
+      kind: row.kind,
+      timestamp: row.ts,
+      text: clean(row.text.slice(0, MAX_SECTION_CHARS)),
+    };
+    // The session's own section (title, project) goes first, whatever its time.
+    if (row.kind === 'session') sections.unshift(section);
+    else sections.push(section);
+  }
+  const records: PageRecord[] = [];
+  for (const page of session.pages) {
+    const sections = byPage.get(page);
+    if (!sections || sections.length === 0) continue;
+    const bigrams = new Set<string>();
+    for (const section of sections)
+      if (hasCjk(section.text)) for (const gram of cjkBigrams(section.text)) bigrams.add(gram);
+    const months = new Set<string>();
+    for (const section of sections) {
+      const name = month(section.timestamp);
+      if (name) months.add(name);
+    }
+    records.push({
+      text: pageText(sections),
+      record: {
+        url: sessionRoute(session.source, session.sessionId, page),
+        content: recordContent(sections, [...bigrams]),
+        language: options.language,
+        meta: {
+          title,
+          source: session.source,
+          project,
+          date: sections.find((s) => s.kind !== 'session')?.timestamp ?? session.startedAt,
+          page: String(page),
+        },
+        filters: { source: [session.source], project: [project], month: [...months] },
+      },
+    });
+  }
+  return records;
+}
+
+/** The month (`yyyy-MM`) of a time in a zone, worked out once a minute of time: zoned formatting is slow, and
+ * every zone's offset is whole minutes. */
+function monthIn(timeZone: string): (iso: string) => string | undefined {
+  const zone = tz(timeZone);
+  const known = new Map<string, string | undefined>();
+  return (iso) => {
+    // The minute and the zone the time was written in (`Z`, `+09:00`), without seconds.
+    const minute = iso.slice(0, 16) + iso.slice(19).replace(/^\.\d+/, '');
+    if (known.has(minute)) return known.get(minute);
+    const at = new Date(iso);
+    const month = Number.isNaN(at.getTime()) ? undefined : format(at, 'yyyy-MM', { in: zone });
+    if (known.size > 100_000) known.clear();
+    known.set(minute, month);
+    return month;
+  };
+}

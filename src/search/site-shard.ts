@@ -1,0 +1,116 @@
+import { createHash } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import Database from 'better-sqlite3';
+import type { NormalizedMessage } from '../model/message.ts';
+import type { Session } from '../model/session.ts';
+import type { ShareSettings } from '../site/share-mode.ts';
+import { type RecordOptions, sessionRecords, type SiteSession } from './site-records.ts';
+import { TEXT_FILE_EXTENSION } from './site-record.ts';
+import { searchIndexPath } from './store.ts';
+
+/**
+ * One language for every record. Pagefind keeps an index per language and a page loads the one of its own
+ * `<html lang>` (or the biggest when it has none of that language), so records in several languages would
+ * hide each other's sessions. Under `en` Pagefind keeps a run of CJK characters as one word: the bigram form
+ * (site-record.ts) is what makes Japanese and Chinese searchable, the same way on every page.
+ */
+export const SITE_SEARCH_LANGUAGE = 'en';
+
+/** In each shard: the text files of its pages (see site-record.ts). */
+const TEXT_DIR = 'text';
+
+export interface ShardJob {
+  dataDir: string;
+  timeZone: string;
+  share?: ShareSettings;
+  /** The shard's name: its directory under the site's pagefind/. */
+  shard: string;
+  sessions: SiteSession[];
+  /** A new directory to write the shard's bundle into. */
+  outputPath: string;
+}
+
+export interface ShardWritten {
+  pages: number;
+  /** Characters of the pages' text. */
+  chars: number;
+}
+
+/**
+ * Writes one shard: a record and a text file per page of its sessions (see site-record.ts), indexed by
+ * Pagefind into `outputPath`. Runs in a worker thread (site-shard-worker.ts), which has a Pagefind indexer
+ * process of its own.
+ */
+export async function writeShard(job: ShardJob): Promise<ShardWritten> {
+  const options: RecordOptions = {
+    timeZone: job.timeZone,
+    language: SITE_SEARCH_LANGUAGE,
+    single: job.share?.single,
+    clean: job.share ? await shareCleaner(job.share) : undefined,
+  };
+  const db = new Database(searchIndexPath(job.dataDir), { readonly: true });
+  const pagefind = await import('pagefind');
+  try {
+    const { index, errors } = await pagefind.createIndex({ forceLanguage: SITE_SEARCH_LANGUAGE });
+    if (!index) throw new Error(errors.join('; '));
+    await fs.mkdir(path.join(job.outputPath, TEXT_DIR), { recursive: true });
+    let pages = 0;
+    let chars = 0;
+    for (const session of job.sessions) {
+      const records = sessionRecords(db, session, options);
+      for (const { record, text } of records) {
+        const name = `${createHash('sha256').update(record.url).digest('hex').slice(0, 20)}${TEXT_FILE_EXTENSION}`;
+        record.meta.text = `${job.shard}/${TEXT_DIR}/${name}`;
+        // Node writes no time into the gzip header: the same text makes the same bytes.
+        await fs.writeFile(path.join(job.outputPath, TEXT_DIR, name), gzipSync(text));
+        chars += text.length;
+      }
+      const added = await Promise.all(records.map(({ record }) => index.addCustomRecord(record)));
+      const failed = added.flatMap((r) => r.errors);
+      if (failed.length > 0) throw new Error(failed.join('; '));
+      pages += records.length;
+    }
+    const written = await index.writeFiles({ outputPath: job.outputPath });
+    if (written.errors.length > 0) throw new Error(written.errors.join('; '));
+    await index.deleteIndex();
+    // Pagefind's ready-made interfaces: the site has its own (src/scripts/search.ts).
+    for (const name of await fs.readdir(job.outputPath)) {
+      if (/^pagefind-(component-ui|modular-ui|ui|highlight)\./.test(name)) await fs.rm(path.join(job.outputPath, name));
+    }
+    return { pages, chars };
+  } finally {
+    db.close();
+    await pagefind.close();
+  }
+}
+
+/** Text as a share build shows it (redacted, anonymized), through the same code as its pages. */
+async function shareCleaner(settings: ShareSettings): Promise<(text: string) => string> {
+  const { shareBody } = await import('../site/share-mode.ts');
+  const carrier: Session = {
+    source: 'claude-code',
+    sessionId: 'search',
+    title: '',
+    cwd: '',
+    startedAt: '',
+    endedAt: '',
+    models: [],
+    files: [],
+    messages: [],
+    subagents: [],
+    warnings: [],
+  };
+  return (text) => {
+    const message: NormalizedMessage = {
+      id: 'search',
+      timestamp: '',
+      role: 'user',
+      source_type: 'message',
+      segments: [{ channel: 'input', type: 'text', format: 'text', text }],
+      raw: { event_type: 'search', file_path: '', line_index: 0 },
+    };
+    return shareBody(settings, { ...carrier, messages: [message] }).messages[0]?.segments[0]?.text ?? '';
+  };
+}
