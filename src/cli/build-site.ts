@@ -61,17 +61,12 @@ export async function buildSite(options: BuildSiteOptions): Promise<SiteBuildRes
     workers: options.workers,
   });
   // The pages are written: steps over the finished site go here.
-  // A build that changed no page changed no text: the search index from the last build still holds.
-  const unchanged =
-    !options.full &&
-    report.written === 0 &&
-    report.removed === 0 &&
-    existsSync(path.join(options.outDir, 'pagefind', 'shards.json'));
   if (!options.share?.single) {
     const { writeSearchScript } = await import('../search/site-script.ts');
     await writeSearchScript(options.outDir, PACKAGE_ROOT);
   }
-  if (!options.share?.single && !unchanged) {
+  // Run after every build: it re-indexes only the shards whose sessions changed (none, most of the time).
+  if (!options.share?.single) {
     const { writeSiteSearch } = await import('../search/site-index.ts');
     const searchStarted = Date.now();
     const search = await writeSiteSearch(options);

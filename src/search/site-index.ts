@@ -100,6 +100,7 @@ export async function writeSiteSearch(options: SiteSearchOptions): Promise<SiteS
           if (!result.ok) throw new Error(`the site search index could not be written: ${result.error}`);
           records += result.pages;
           plan.state.shards[shard]!.chars = result.chars;
+          plan.state.shards[shard]!.bytes = await directoryBytes(outputPath);
           await syncDirectory(outputPath, path.join(target, shard));
         }),
       );
@@ -115,7 +116,8 @@ export async function writeSiteSearch(options: SiteSearchOptions): Promise<SiteS
     }
     await writeIfChanged(path.join(target, SHARD_LIST), `${JSON.stringify(shards)}\n`);
     await writeState(stateFile, { version: SITE_INDEX_VERSION, optionsKey, ...plan.state });
-    return { records, shards: shards.length, written: plan.dirty.size, bytes: await directoryBytes(target) };
+    const bytes = shards.reduce((n, name) => n + (plan.state.shards[name]!.bytes ?? 0), 0);
+    return { records, shards: shards.length, written: plan.dirty.size, bytes };
   } finally {
     db.close();
   }

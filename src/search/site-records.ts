@@ -186,13 +186,18 @@ function monthIn(timeZone: string): (iso: string) => string | undefined {
   const zone = tz(timeZone);
   const known = new Map<string, string | undefined>();
   return (iso) => {
+    if (!/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d/.test(iso)) return monthOf(iso, zone);
     // The minute and the zone the time was written in (`Z`, `+09:00`), without seconds.
     const minute = iso.slice(0, 16) + iso.slice(19).replace(/^\.\d+/, '');
     if (known.has(minute)) return known.get(minute);
-    const at = new Date(iso);
-    const month = Number.isNaN(at.getTime()) ? undefined : format(at, 'yyyy-MM', { in: zone });
+    const month = monthOf(iso, zone);
     if (known.size > 100_000) known.clear();
     known.set(minute, month);
     return month;
   };
+}
+
+function monthOf(iso: string, zone: ReturnType<typeof tz>): string | undefined {
+  const at = new Date(iso);
+  return Number.isNaN(at.getTime()) ? undefined : format(at, 'yyyy-MM', { in: zone });
 }

@@ -60,14 +60,15 @@ export async function writeShard(job: ShardJob): Promise<ShardWritten> {
     let chars = 0;
     for (const session of job.sessions) {
       const records = sessionRecords(db, session, options);
-      for (const { record, text } of records) {
+      const writes = records.map(({ record, text }) => {
         const name = `${createHash('sha256').update(record.url).digest('hex').slice(0, 20)}${TEXT_FILE_EXTENSION}`;
         record.meta.text = `${job.shard}/${TEXT_DIR}/${name}`;
-        // Node writes no time into the gzip header: the same text makes the same bytes.
-        await fs.writeFile(path.join(job.outputPath, TEXT_DIR, name), gzipSync(text));
         chars += text.length;
-      }
+        // Node writes no time into the gzip header: the same text makes the same bytes.
+        return fs.writeFile(path.join(job.outputPath, TEXT_DIR, name), gzipSync(text));
+      });
       const added = await Promise.all(records.map(({ record }) => index.addCustomRecord(record)));
+      await Promise.all(writes);
       const failed = added.flatMap((r) => r.errors);
       if (failed.length > 0) throw new Error(failed.join('; '));
       pages += records.length;

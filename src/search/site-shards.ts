@@ -17,8 +17,8 @@ export function shardChars(): number {
 }
 
 export interface ShardState {
-  /** The sessions of each shard (key → stamp) and the text it held when it was last written. */
-  shards: Record<string, { sessions: Record<string, string>; chars: number }>;
+  /** The sessions of each shard (key → stamp), the text it held and the bytes it took when last written. */
+  shards: Record<string, { sessions: Record<string, string>; chars: number; bytes?: number }>;
   /** The number the next shard's name takes. */
   next: number;
 }
@@ -78,7 +78,7 @@ export function planShards(
       removed.push(name);
       continue;
     }
-    state.shards[name] = { sessions: kept, chars: shard.chars };
+    state.shards[name] = { ...shard, sessions: kept };
     if (changed) dirty.add(name);
   }
   let open = Object.keys(state.shards).sort().at(-1);

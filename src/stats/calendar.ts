@@ -6,11 +6,30 @@ import { addDays, addWeeks, format, getISOWeek, getISOWeekYear, getWeek, getWeek
 export type WeekStart = 'monday' | 'sunday';
 
 export function dayOf(iso: string, timeZone: string): string {
-  return format(new Date(iso), 'yyyy-MM-dd', { in: tz(timeZone) });
+  return zonedMinute(iso, timeZone).slice(0, 10);
 }
 
 export function timeOf(iso: string, timeZone: string): string {
-  return format(new Date(iso), 'HH:mm', { in: tz(timeZone) });
+  return zonedMinute(iso, timeZone).slice(11);
+}
+
+/** Zoned formatting goes through Intl on every call (a second of a small build went into it): a time's
+ * minute in a zone is worked out once. Every zone's offset is whole minutes, so the minute of the time as
+ * written (with the zone it was written in) decides the answer. */
+const zonedMinutes = new Map<string, string>();
+
+const WITH_SECONDS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d/;
+
+function zonedMinute(iso: string, timeZone: string): string {
+  if (!WITH_SECONDS.test(iso)) return format(new Date(iso), 'yyyy-MM-dd HH:mm', { in: tz(timeZone) });
+  const key = `${timeZone} ${iso.slice(0, 16)}${iso.slice(19).replace(/^\.\d+/, '')}`;
+  let minute = zonedMinutes.get(key);
+  if (minute === undefined) {
+    minute = format(new Date(iso), 'yyyy-MM-dd HH:mm', { in: tz(timeZone) });
+    if (zonedMinutes.size >= 200_000) zonedMinutes.clear();
+    zonedMinutes.set(key, minute);
+  }
+  return minute;
 }
 
 /** A calendar day as a date at noon UTC: weekday and week arithmetic without zone surprises. */

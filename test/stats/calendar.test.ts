@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { dayOf, isDay, previousWeek, weekDays, weekOf } from '../../src/stats/calendar.ts';
+import { tz } from '@date-fns/tz';
+import { format } from 'date-fns';
+import { dayOf, isDay, previousWeek, timeOf, weekDays, weekOf } from '../../src/stats/calendar.ts';
 
 describe('calendar', () => {
   it('puts an instant on its day in the given zone', () => {
@@ -38,5 +40,29 @@ describe('calendar', () => {
     expect(isDay('2026-02-28')).toBe(true);
     expect(isDay('2026-02-30')).toBe(false);
     expect(isDay('2026-3-1')).toBe(false);
+  });
+});
+
+describe('dayOf and timeOf, worked out once a minute', () => {
+  it('agree with zoned formatting for any time, written in any zone, in zones with odd offsets', () => {
+    const zones = ['UTC', 'Asia/Tokyo', 'Asia/Kathmandu', 'Pacific/Chatham', 'America/St_Johns', 'Europe/Berlin'];
+    let seed = 7;
+    const random = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
+    for (let i = 0; i < 3000; i++) {
+      const at = new Date(Date.UTC(2024, 0, 1) + Math.floor(random() * 3 * 365 * 86_400_000));
+      const offsetMinutes = [0, 540, 345, -210][i % 4]!;
+      const local = new Date(at.getTime() + offsetMinutes * 60_000).toISOString().slice(0, 19);
+      const sign = offsetMinutes < 0 ? '-' : '+';
+      const abs = Math.abs(offsetMinutes);
+      const zoneSuffix = `${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
+      const written = [at.toISOString(), `${local}${zoneSuffix}`, `${local}.5${zoneSuffix}`][i % 3]!;
+      for (const zone of zones) {
+        const expected = format(new Date(written), 'yyyy-MM-dd HH:mm', { in: tz(zone) });
+        expect(`${dayOf(written, zone)} ${timeOf(written, zone)}`, `${written} in ${zone}`).toBe(expected);
+      }
+    }
+    // Without seconds, a time is not cached by a key it could share with another.
+    expect(timeOf('2026-03-02T16:30Z', 'Asia/Tokyo')).toBe('01:30');
+    expect(timeOf('2026-03-02T16:30:00+09:00', 'Asia/Tokyo')).toBe('16:30');
   });
 });
