@@ -26,6 +26,7 @@ import {
   writeClaudeSession,
 } from './generate-claude.ts';
 import { CODEX_PROFILE, generateCodex, scaleCodexProfile } from './generate-codex.ts';
+import { siteSearchLatency } from './site-search-latency.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CLI = path.join(ROOT, 'bin', 'agent-logbook.js');
@@ -307,17 +308,36 @@ async function main(): Promise<void> {
           'astro',
           'renderer',
           'site-build',
+          'site-search',
         ])
           await fs.rm(path.join(data, 'cache', cache), { recursive: true, force: true });
       };
       results.push(await measure('full site build (first build: no caches)', firstBuild, siteBuild));
-      const siteSearch = /Site search: (\d+) records, ([\d.]+) MB in ([\d.]+)s/.exec(lastStderr);
+      const siteSearch = /Site search: \d+ of (\d+) shards written \((\d+) pages\), ([\d.]+) MB in ([\d.]+)s/.exec(
+        lastStderr,
+      );
       if (siteSearch)
         extras.push(
-          `Site search (Pagefind): ${siteSearch[1]} records, ${siteSearch[2]} MB, ${siteSearch[3]} s of the build`,
+          `Site search (Pagefind): ${siteSearch[2]} pages in ${siteSearch[1]} shards, ${siteSearch[3]} MB, ` +
+            `${siteSearch[4]} s of the full build`,
+        );
+      const latency = await siteSearchLatency(out, ['error', 'ログイン', '画面', 'function value', 'zzqxv']);
+      if (latency)
+        extras.push(
+          `Site search in Chromium, typing to results (first query loads the index): ${latency
+            .map((t) => `${t.query} ${t.ms.toFixed(0)} ms (${t.results})`)
+            .join(', ')}`,
         );
       siteBytes = await directoryBytes(out);
       results.push(await measure('rebuild after one-file change', grow(medianFile.file, 5), siteBuild));
+      const oneChangeSearch = /Site search: (\d+) of (\d+) shards written \((\d+) pages\).* in ([\d.]+)s/.exec(
+        lastStderr,
+      );
+      if (oneChangeSearch)
+        extras.push(
+          `Site search after one change: ${oneChangeSearch[1]} of ${oneChangeSearch[2]} shards written ` +
+            `(${oneChangeSearch[3]} pages) in ${oneChangeSearch[4]} s`,
+        );
       results.push(await measure('build with nothing changed', undefined, siteBuild));
       liveUpdate = await measure(
         'serve --watch: append to a transcript until the open page is told to reload',

@@ -1,0 +1,52 @@
+/**
+ * Site search latency as a person sees it: the built site served by agent-logbook's own server, opened in
+ * Debian's Chromium (skipped when it is missing), each query typed into the search box, timed from the last
+ * keystroke until the result list shows that query's results (the box waits 80 ms after typing, included).
+ * The first query also loads Pagefind and merges every shard.
+ */
+import { existsSync } from 'node:fs';
+import { startStaticServer } from '../../src/serve/static-server.ts';
+
+export interface SearchLatency {
+  query: string;
+  ms: number;
+  results: number;
+}
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+export async function siteSearchLatency(outDir: string, queries: string[]): Promise<SearchLatency[] | undefined> {
+  if (!existsSync(CHROMIUM)) return undefined;
+  const { chromium } = await import('playwright-core');
+  const server = await startStaticServer({ root: outDir, port: 0 });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+  });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    await page.goto(server.url);
+    const timings: SearchLatency[] = [];
+    for (const query of queries) {
+      await page.keyboard.press('Escape');
+      await page.keyboard.press('/');
+      await page.keyboard.press('Control+A');
+      await page.keyboard.press('Backspace');
+      await page.keyboard.type(query);
+      const started = performance.now();
+      await page.waitForFunction(
+        (q) => document.querySelector<HTMLElement>('form.site-search .site-search-results')?.dataset.query === q,
+        query,
+        { timeout: 60_000, polling: 5 },
+      );
+      const ms = performance.now() - started;
+      const results = await page.$$eval('.site-search-results li', (items) => items.length);
+      timings.push({ query, ms, results });
+    }
+    return timings;
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+}
