@@ -59,7 +59,8 @@ function setUp(form: HTMLFormElement): void {
       await pagefind.options({ excerptLength: 0 });
       await pagefind.init();
       await Promise.all(shards.slice(1).map((shard) => pagefind.mergeIndex(`${root}${shard}/`)));
-      fillFilters(await pagefind.filters(), selects);
+      // The filters' values come in their own time: a query need not wait for every shard's filter lists.
+      void pagefind.filters().then((filters) => fillFilters(filters, selects));
       return pagefind;
     })();
     return api;
@@ -94,12 +95,15 @@ function setUp(form: HTMLFormElement): void {
     const hits: Hit[] = [];
     const typed = words.filter((word) => !hasCjk(word));
     for (let i = 0; i < found.results.length && i < EXAMINED && hits.length < SHOWN; i += SHOWN) {
-      const batch = await Promise.all(found.results.slice(i, i + SHOWN).map((r) => r.data()));
+      // Each page's text is fetched as soon as its record is in.
+      const batch = await Promise.all(
+        found.results
+          .slice(i, i + SHOWN)
+          .map((r) => r.data().then(async (data) => ({ data, sections: await pageTextOf(base, data) }))),
+      );
       if (mine !== generation) return;
-      const texts = await Promise.all(batch.map((data) => pageTextOf(base, data)));
-      if (mine !== generation) return;
-      for (const [i, data] of batch.entries()) {
-        for (const section of matchingSections(texts[i]!, runs, typed)) {
+      for (const { data, sections } of batch) {
+        for (const section of matchingSections(sections, runs, typed)) {
           if (hits.length < SHOWN) hits.push({ data, section });
         }
       }
