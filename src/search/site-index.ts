@@ -1,14 +1,13 @@
 import { createHash } from 'node:crypto';
 import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import { DataDir } from '../collect/data-dir.ts';
 import type { ShareSettings } from '../site/share-mode.ts';
 import { defaultThreads, workerFile, WorkerPool } from '../util/worker-pool.ts';
-import { sessionChars, siteSessions } from './site-records.ts';
-import type { ShardTask, ShardTaskResult } from './site-shard-worker.ts';
+import { PageTextCache } from './page-texts.ts';
+import { type SiteSession, siteSessions } from './site-records.ts';
+import type { SiteSearchTask, SiteSearchTaskResult } from './site-shard-worker.ts';
 import { emptyShardState, planShards, shardChars, type ShardState } from './site-shards.ts';
-import { searchIndexPath } from './store.ts';
-import { ensureSearchIndex } from './sync.ts';
 
 const WORKER = workerFile(import.meta.url, 'site-search-worker', './site-shard-worker.js');
 
@@ -36,6 +35,8 @@ export interface SiteSearchResult {
 
 /** Bump when what a record holds changes: every shard is written again. */
 const SITE_INDEX_VERSION = 2;
+/** Sessions are read from the archive in tasks of about this much body. */
+const READ_BATCH_BYTES = 8 * 1024 * 1024;
 /** Lists the shards for the search box, which loads the first and merges the others. */
 export const SHARD_LIST = 'shards.json';
 
@@ -47,13 +48,12 @@ interface SavedState extends ShardState {
 /**
  * Writes the site's search index (Pagefind) for the sessions whose pages the site has: one record per session
  * page (see site-record.ts), in shards (see site-shards.ts), re-indexing only the shards whose sessions
- * changed since the last build into this directory. Read from the CLI search index (brought up to date first,
- * so only changed sessions are read from the archive), not from the built HTML. Tool input and output are
- * left out: they are large and noisy, and `agent-logbook search` covers them. A share build indexes the
- * redacted, anonymized text only.
+ * changed since the last build into this directory. The texts come from the archive, read again only for the
+ * sessions that changed (page-texts.ts keeps them), not from the built HTML nor the command line's index
+ * (which a first build would have to make whole). Tool input and output are left out: they are large and
+ * noisy, and `agent-logbook search` covers them. A share build indexes the redacted, anonymized text only.
  */
 export async function writeSiteSearch(options: SiteSearchOptions): Promise<SiteSearchResult> {
-  await ensureSearchIndex(options.dataDir);
   const target = path.join(options.outDir, SITE_SEARCH_DIR);
   const stateFile = path.join(
     options.dataDir,
@@ -65,31 +65,51 @@ export async function writeSiteSearch(options: SiteSearchOptions): Promise<SiteS
   const saved = options.full ? undefined : await readState(stateFile);
   const previous: ShardState = saved?.optionsKey === optionsKey ? saved : emptyShardState();
 
-  const db = new Database(searchIndexPath(options.dataDir), { readonly: true });
+  const summaries = await new DataDir(options.dataDir).readSummaries();
+  const sessions = siteSessions(options.dataDir, summaries, options.outDir, options.share?.single === true);
+  const byKey = new Map(sessions.map((s) => [s.key, s]));
+  const cache = new PageTextCache(options.dataDir);
+  let pool: WorkerPool<SiteSearchTask, SiteSearchTaskResult> | undefined;
+  const workers = () => (pool ??= new WorkerPool(WORKER, defaultThreads(), undefined, 1));
   let records = 0;
   try {
-    const sessions = siteSessions(db, options.outDir, options.share?.single === true);
-    const byKey = new Map(sessions.map((s) => [s.key, s]));
+    // The texts of the sessions that changed since they were last read, from the archive, on every core.
+    const known = cache.stamps();
+    const stale = sessions.filter((s) => known.get(s.key)?.stamp !== s.bodyStamp);
+    const summaryOf = new Map(summaries.map((s) => [s.id, s]));
+    await Promise.all(
+      readBatches(stale).map(async (batch) => {
+        const result = await workers().run({
+          type: 'read',
+          dataDir: options.dataDir,
+          summaries: batch.map((s) => summaryOf.get(s.key)!),
+        });
+        if (!result.ok) throw new Error(`the site search could not read the archive: ${result.error}`);
+        if (result.type !== 'read') return;
+        for (const { key, rows } of result.texts) cache.put(key, byKey.get(key)!.bodyStamp, rows);
+      }),
+    );
+    cache.keepOnly(new Set(summaries.map((s) => s.id)));
+    const chars = cache.stamps();
+
     const plan = planShards(
       previous,
       sessions,
-      (key) => sessionChars(db, byKey.get(key)!),
+      (key) => chars.get(key)?.chars ?? 0,
       (shard) => existsSync(path.join(target, shard, 'pagefind-entry.json')),
       shardChars(),
     );
     await fs.mkdir(target, { recursive: true });
     const staging = path.join(options.outDir, `.${SITE_SEARCH_DIR}-${process.pid}.tmp`);
     await fs.rm(staging, { recursive: true, force: true });
-    const threads = Math.max(1, Math.min(defaultThreads(), plan.dirty.size));
-    const pool =
-      plan.dirty.size > 0 ? new WorkerPool<ShardTask, ShardTaskResult>(WORKER, threads, undefined, 1) : undefined;
     try {
-      // Each worker makes a shard's records from the search index and indexes them; the biggest go first.
+      // The biggest shards first, so no worker is left with one at the end.
       const order = [...plan.dirty].sort((a, b) => plan.state.shards[b[0]]!.chars - plan.state.shards[a[0]]!.chars);
       await Promise.all(
         order.map(async ([shard, keys]) => {
           const outputPath = path.join(staging, shard);
-          const result = await pool!.run({
+          const result = await workers().run({
+            type: 'shard',
             dataDir: options.dataDir,
             timeZone: options.timeZone,
             share: options.share,
@@ -98,6 +118,7 @@ export async function writeSiteSearch(options: SiteSearchOptions): Promise<SiteS
             outputPath,
           });
           if (!result.ok) throw new Error(`the site search index could not be written: ${result.error}`);
+          if (result.type !== 'shard') return;
           records += result.pages;
           plan.state.shards[shard]!.chars = result.chars;
           plan.state.shards[shard]!.bytes = await directoryBytes(outputPath);
@@ -105,7 +126,6 @@ export async function writeSiteSearch(options: SiteSearchOptions): Promise<SiteS
         }),
       );
     } finally {
-      await pool?.close();
       await fs.rm(staging, { recursive: true, force: true });
     }
     // The site's index is the shards of the plan and their list; nothing else stays (an older layout either).
@@ -119,8 +139,28 @@ export async function writeSiteSearch(options: SiteSearchOptions): Promise<SiteS
     const bytes = shards.reduce((n, name) => n + (plan.state.shards[name]!.bytes ?? 0), 0);
     return { records, shards: shards.length, written: plan.dirty.size, bytes };
   } finally {
-    db.close();
+    cache.close();
+    await pool?.close();
   }
+}
+
+/** Sessions to read, in tasks of about READ_BATCH_BYTES of body, biggest sessions first. */
+function readBatches(sessions: SiteSession[]): SiteSession[][] {
+  const size = (s: SiteSession) => s.bodyBytes;
+  const batches: SiteSession[][] = [];
+  let batch: SiteSession[] = [];
+  let bytes = 0;
+  for (const session of [...sessions].sort((a, b) => size(b) - size(a))) {
+    batch.push(session);
+    bytes += size(session);
+    if (bytes >= READ_BATCH_BYTES) {
+      batches.push(batch);
+      batch = [];
+      bytes = 0;
+    }
+  }
+  if (batch.length > 0) batches.push(batch);
+  return batches;
 }
 
 async function readState(file: string): Promise<SavedState | undefined> {

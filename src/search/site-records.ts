@@ -1,23 +1,21 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { tz } from '@date-fns/tz';
 import { format } from 'date-fns';
-import type Database from 'better-sqlite3';
 import type { SourceId } from '../model/message.ts';
+import type { SessionSummary } from '../model/session.ts';
+import { DataDir } from '../collect/data-dir.ts';
+import type { PageTextRow } from './page-texts.ts';
 import { projectName } from '../model/project.ts';
 import { messageAnchor, pageOfMessage, sessionRoute } from '../model/routes.ts';
 import { cjkBigrams, hasCjk } from './cjk.ts';
-import { pageText, recordContent, type RecordSection, type SectionKind } from './site-record.ts';
+import { pageText, recordContent, type RecordSection } from './site-record.ts';
 
 /** A section holds this much of a long text: the site index is downloaded in pieces by every visitor. */
 export const MAX_SECTION_CHARS = 16 * 1024;
 
-/** The kinds of text the site index holds: tool input and output are left to `agent-logbook search`. */
-const SITE_KINDS = "('prompt', 'answer', 'session')";
-
-/** A session as the site index sees it: its row in the search index and the pages this build has of it. */
+/** A session as the site index sees it: its summary's fields and the pages this build has of it. */
 export interface SiteSession {
-  id: number;
   key: string;
   source: SourceId;
   sessionId: string;
@@ -25,7 +23,13 @@ export interface SiteSession {
   title: string;
   startedAt: string;
   pageStarts: number[] | undefined;
-  /** The search index's stamp of the session and the pages present, so a change of either is seen. */
+  /** Its body, relative to the data directory. */
+  body: string;
+  /** The body header's size, mtime and inode (collect writes the header again whenever the session changes). */
+  bodyStamp: string;
+  /** The size of its messages file: what reading it costs. */
+  bodyBytes: number;
+  /** The body stamp and the pages present, so a change of either is seen. */
   stamp: string;
   /** The pages (1-based) whose HTML this build has. */
   pages: number[];
@@ -55,67 +59,45 @@ export interface RecordOptions {
   clean?: (text: string) => string;
 }
 
-interface SessionRow {
-  id: number;
-  key: string;
-  source: SourceId;
-  session_id: string;
-  cwd: string;
-  title: string;
-  started_at: string;
-  page_starts: string | null;
-  stamp: string;
-}
-
-/** Every session of the search index that has at least one page in this build, oldest first. */
-export function siteSessions(db: Database.Database, outDir: string, single: boolean): SiteSession[] {
-  const rows = db
-    .prepare(
-      'SELECT id, key, source, session_id, cwd, title, started_at, page_starts, stamp FROM sessions ' +
-        'ORDER BY started_at, key',
-    )
-    .all() as SessionRow[];
+/** Every archived session that has at least one page in this build, oldest first. */
+export function siteSessions(
+  dataDir: string,
+  summaries: SessionSummary[],
+  outDir: string,
+  single: boolean,
+): SiteSession[] {
+  const data = new DataDir(dataDir);
   const sessions: SiteSession[] = [];
-  for (const row of rows) {
-    const pageStarts = row.page_starts ? (JSON.parse(row.page_starts) as number[]) : undefined;
-    const count = single ? 1 : Math.max(1, pageStarts?.length ?? 1);
+  for (const summary of [...summaries].sort(
+    (a, b) => a.startedAt.localeCompare(b.startedAt) || a.id.localeCompare(b.id),
+  )) {
+    const count = single ? 1 : Math.max(1, summary.pageStarts?.length ?? 1);
     const pages: number[] = [];
     for (let page = 1; page <= count; page++) {
       // Not every session has its pages in every build (--since/--until, a share of some sessions).
-      if (existsSync(path.join(outDir, sessionRoute(row.source, row.session_id, page), 'index.html'))) pages.push(page);
+      if (existsSync(path.join(outDir, sessionRoute(summary.source, summary.sessionId, page), 'index.html')))
+        pages.push(page);
     }
-    if (pages.length === 0) continue;
+    const header = statSync(path.join(dataDir, summary.body), { throwIfNoEntry: false });
+    if (pages.length === 0 || !header) continue;
+    const bodyStamp = `${header.size}:${header.mtimeMs}:${header.ino}`;
+    const messages = statSync(data.messagesPath(summary.body), { throwIfNoEntry: false });
     sessions.push({
-      id: row.id,
-      key: row.key,
-      source: row.source,
-      sessionId: row.session_id,
-      cwd: row.cwd,
-      title: row.title,
-      startedAt: row.started_at,
-      pageStarts,
-      stamp: `${row.stamp}|${pages.join(',')}`,
+      key: summary.id,
+      source: summary.source,
+      sessionId: summary.sessionId,
+      cwd: summary.cwd,
+      title: summary.title,
+      startedAt: summary.startedAt,
+      pageStarts: summary.pageStarts,
+      body: summary.body,
+      bodyStamp,
+      bodyBytes: messages?.size ?? 0,
+      stamp: `${bodyStamp}|${pages.join(',')}`,
       pages,
     });
   }
   return sessions;
-}
-
-interface TextRow {
-  ts: string;
-  kind: SectionKind;
-  message_index: number | null;
-  text: string;
-}
-
-/** The characters a session puts in the site index (for sizing shards before its records are made). */
-export function sessionChars(db: Database.Database, session: SiteSession): number {
-  const row = db
-    .prepare(
-      `SELECT sum(min(length(text), ${MAX_SECTION_CHARS})) AS n FROM messages WHERE session = ? AND kind IN ${SITE_KINDS}`,
-    )
-    .get(session.id) as { n: number | null };
-  return row.n ?? 0;
 }
 
 /**
@@ -123,23 +105,18 @@ export function sessionChars(db: Database.Database, session: SiteSession): numbe
  * session's title, project and directory), linked to the page; the search box links a hit to its message.
  * The record's meta `text` (where its text file is) is set by the writer, which knows the shard.
  */
-export function sessionRecords(db: Database.Database, session: SiteSession, options: RecordOptions): PageRecord[] {
+export function sessionRecords(rows: PageTextRow[], session: SiteSession, options: RecordOptions): PageRecord[] {
   const clean = options.clean ?? ((text: string) => text);
   const title = clean(session.title);
   const project = projectName(clean(session.cwd));
   const month = monthIn(options.timeZone);
   const byPage = new Map<number, RecordSection[]>();
-  const rows = db
-    .prepare(
-      `SELECT ts, kind, message_index, text FROM messages WHERE session = ? AND kind IN ${SITE_KINDS} ORDER BY id`,
-    )
-    .iterate(session.id) as IterableIterator<TextRow>;
   for (const row of rows) {
-    const page = options.single ? 1 : pageOfMessage(session.pageStarts, row.message_index ?? 0);
+    const page = options.single ? 1 : pageOfMessage(session.pageStarts, row.index ?? 0);
     let sections = byPage.get(page);
     if (!sections) byPage.set(page, (sections = []));
     const section: RecordSection = {
-      anchor: row.message_index === null ? '' : messageAnchor(row.message_index),
+      anchor: row.index === null ? '' : messageAnchor(row.index),
       kind: row.kind,
       timestamp: row.ts,
       text: clean(row.text.slice(0, MAX_SECTION_CHARS)),

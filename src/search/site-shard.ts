@@ -2,13 +2,12 @@ import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import Database from 'better-sqlite3';
 import type { NormalizedMessage } from '../model/message.ts';
-import type { Session } from '../model/session.ts';
+import type { Session, SessionSummary } from '../model/session.ts';
 import type { ShareSettings } from '../site/share-mode.ts';
 import { type RecordOptions, sessionRecords, type SiteSession } from './site-records.ts';
 import { TEXT_FILE_EXTENSION } from './site-record.ts';
-import { searchIndexPath } from './store.ts';
+import { PageTextCache, type PageTextRow, readSessionTexts } from './page-texts.ts';
 
 /**
  * One language for every record. Pagefind keeps an index per language and a page loads the one of its own
@@ -20,6 +19,21 @@ export const SITE_SEARCH_LANGUAGE = 'en';
 
 /** In each shard: the text files of its pages (see site-record.ts). */
 const TEXT_DIR = 'text';
+
+/** Reads sessions' texts from the archive for the text cache (see page-texts.ts). */
+export interface ReadJob {
+  dataDir: string;
+  summaries: SessionSummary[];
+}
+
+export type ReadResult = { key: string; rows: PageTextRow[] }[];
+
+export async function readTexts(job: ReadJob): Promise<ReadResult> {
+  const result: ReadResult = [];
+  for (const summary of job.summaries)
+    result.push({ key: summary.id, rows: await readSessionTexts(job.dataDir, summary) });
+  return result;
+}
 
 export interface ShardJob {
   dataDir: string;
@@ -39,8 +53,8 @@ export interface ShardWritten {
 }
 
 /**
- * Writes one shard: a record and a text file per page of its sessions (see site-record.ts), indexed by
- * Pagefind into `outputPath`. Runs in a worker thread (site-shard-worker.ts), which has a Pagefind indexer
+ * Writes one shard: a record and a text file per page of its sessions (see site-record.ts), from the text
+ * cache, indexed by Pagefind into `outputPath`. Runs in a worker thread (site-shard-worker.ts), which has a Pagefind indexer
  * process of its own.
  */
 export async function writeShard(job: ShardJob): Promise<ShardWritten> {
@@ -50,7 +64,7 @@ export async function writeShard(job: ShardJob): Promise<ShardWritten> {
     single: job.share?.single,
     clean: job.share ? await shareCleaner(job.share) : undefined,
   };
-  const db = new Database(searchIndexPath(job.dataDir), { readonly: true });
+  const cache = new PageTextCache(job.dataDir, { readonly: true });
   const pagefind = await import('pagefind');
   try {
     const { index, errors } = await pagefind.createIndex({ forceLanguage: SITE_SEARCH_LANGUAGE });
@@ -59,7 +73,7 @@ export async function writeShard(job: ShardJob): Promise<ShardWritten> {
     let pages = 0;
     let chars = 0;
     for (const session of job.sessions) {
-      const records = sessionRecords(db, session, options);
+      const records = sessionRecords(cache.rows(session.key), session, options);
       const writes = records.map(({ record, text }) => {
         const name = `${createHash('sha256').update(record.url).digest('hex').slice(0, 20)}${TEXT_FILE_EXTENSION}`;
         record.meta.text = `${job.shard}/${TEXT_DIR}/${name}`;
@@ -82,7 +96,7 @@ export async function writeShard(job: ShardJob): Promise<ShardWritten> {
     }
     return { pages, chars };
   } finally {
-    db.close();
+    cache.close();
     await pagefind.close();
   }
 }

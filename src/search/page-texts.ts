@@ -1,0 +1,115 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { bodyMessages } from '../collect/data-dir.ts';
+import { MAIN_THREAD } from '../model/body.ts';
+import { projectName } from '../model/project.ts';
+import type { Session, SessionSummary } from '../model/session.ts';
+import { readJsonFile } from '../util/fs.ts';
+import { searchableTexts } from './extract.ts';
+import type { SectionKind } from './site-record.ts';
+
+/** One text of a session as the site index holds it: its time, kind, the main-thread message it anchors to
+ * (a subagent's texts anchor to the call that started it; none for the session's own), and the text. */
+export interface PageTextRow {
+  ts: string;
+  kind: SectionKind;
+  index: number | null;
+  text: string;
+}
+
+/**
+ * What the search rows of a session say about the session itself: its own title (unless that is just its
+ * first prompt, which has a row of its own), project name and directory.
+ */
+export function sessionAbout(summary: SessionSummary): string {
+  const first = summary.prompts?.[0]?.text.replace(/…$/, '') ?? '';
+  const ownTitle = first && summary.title.startsWith(first.slice(0, 40)) ? '' : summary.title;
+  return [ownTitle, projectName(summary.cwd), summary.cwd].filter(Boolean).join('\n');
+}
+
+/**
+ * The prompts and answers of a session from the archive (streamed: a session of any size), in body order,
+ * after the session's own row; a subagent's after the main-thread messages, at the call that started it.
+ */
+export async function readSessionTexts(dataDir: string, summary: SessionSummary): Promise<PageTextRow[]> {
+  const header = await readJsonFile<{ session?: Session }>(path.join(dataDir, summary.body));
+  const rows: PageTextRow[] = [{ ts: summary.startedAt, kind: 'session', index: null, text: sessionAbout(summary) }];
+  const fromSubagents: (PageTextRow & { thread: string })[] = [];
+  const callIndex = new Map<string, number>();
+  let index = 0;
+  for await (const { thread, message } of bodyMessages(dataDir, summary.body)) {
+    const main = thread === MAIN_THREAD;
+    const at = main ? index++ : null;
+    if (main && message.tool_call && message.source_type !== 'tool_result')
+      callIndex.set(message.tool_call.call_id, at!);
+    for (const { kind, text } of searchableTexts(message)) {
+      if (kind !== 'prompt' && kind !== 'answer') continue;
+      const row = { ts: message.timestamp || summary.startedAt, kind, index: at, text };
+      if (main) rows.push(row);
+      else fromSubagents.push({ ...row, thread });
+    }
+  }
+  const parentIndex = new Map<string, number | undefined>();
+  for (const agent of header?.session?.subagents ?? [])
+    parentIndex.set(agent.agentId, agent.parentCallId === undefined ? undefined : callIndex.get(agent.parentCallId));
+  for (const { thread, ...row } of fromSubagents) rows.push({ ...row, index: parentIndex.get(thread) ?? null });
+  return rows;
+}
+
+/**
+ * The texts the site index was last made from, per session and body stamp, in
+ * `<data>/cache/site-search/texts.sqlite` (derived data): a build reads from the archive only the sessions
+ * that changed, and a shard written again takes its other sessions from here.
+ */
+export class PageTextCache {
+  private readonly db: Database.Database;
+
+  constructor(dataDir: string, options: { readonly?: boolean } = {}) {
+    const file = path.join(dataDir, 'cache', 'site-search', 'texts.sqlite');
+    if (options.readonly) {
+      this.db = new Database(file, { readonly: true, fileMustExist: true });
+      return;
+    }
+    mkdirSync(path.dirname(file), { recursive: true });
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = OFF');
+    this.db.exec(
+      'CREATE TABLE IF NOT EXISTS texts (key TEXT PRIMARY KEY, stamp TEXT NOT NULL, chars INTEGER NOT NULL, rows TEXT NOT NULL)',
+    );
+  }
+
+  /** Each cached session's body stamp and the characters of its texts. */
+  stamps(): Map<string, { stamp: string; chars: number }> {
+    const rows = this.db.prepare('SELECT key, stamp, chars FROM texts').all() as {
+      key: string;
+      stamp: string;
+      chars: number;
+    }[];
+    return new Map(rows.map((r) => [r.key, { stamp: r.stamp, chars: r.chars }]));
+  }
+
+  put(key: string, stamp: string, rows: PageTextRow[]): number {
+    const chars = rows.reduce((n, r) => n + r.text.length, 0);
+    this.db
+      .prepare('INSERT OR REPLACE INTO texts (key, stamp, chars, rows) VALUES (?, ?, ?, ?)')
+      .run(key, stamp, chars, JSON.stringify(rows));
+    return chars;
+  }
+
+  rows(key: string): PageTextRow[] {
+    const row = this.db.prepare('SELECT rows FROM texts WHERE key = ?').get(key) as { rows: string } | undefined;
+    return row ? (JSON.parse(row.rows) as PageTextRow[]) : [];
+  }
+
+  /** Forgets the sessions no longer in the archive. */
+  keepOnly(keys: Set<string>): void {
+    const remove = this.db.prepare('DELETE FROM texts WHERE key = ?');
+    for (const key of this.stamps().keys()) if (!keys.has(key)) remove.run(key);
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
