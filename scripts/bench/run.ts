@@ -313,7 +313,7 @@ async function main(): Promise<void> {
           await fs.rm(path.join(data, 'cache', cache), { recursive: true, force: true });
       };
       results.push(await measure('full site build (first build: no caches)', firstBuild, siteBuild));
-      const siteSearch = /Site search: \d+ of (\d+) shards written \((\d+) pages\), ([\d.]+) MB in ([\d.]+)s/.exec(
+      const siteSearch = /Site search: \d+ of (\d+) shards written \((\d+) pages.*?\), ([\d.]+) MB in ([\d.]+)s/.exec(
         lastStderr,
       );
       if (siteSearch)
@@ -330,7 +330,7 @@ async function main(): Promise<void> {
         );
       siteBytes = await directoryBytes(out);
       results.push(await measure('rebuild after one-file change', grow(medianFile.file, 5), siteBuild));
-      const oneChangeSearch = /Site search: (\d+) of (\d+) shards written \((\d+) pages\).* in ([\d.]+)s/.exec(
+      const oneChangeSearch = /Site search: (\d+) of (\d+) shards written \((\d+) pages.*? in ([\d.]+)s/.exec(
         lastStderr,
       );
       if (oneChangeSearch)

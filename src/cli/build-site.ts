@@ -72,7 +72,8 @@ export async function buildSite(options: BuildSiteOptions): Promise<SiteBuildRes
     const search = await writeSiteSearch(options);
     if (options.verbose) {
       process.stderr.write(
-        `Site search: ${search.written} of ${search.shards} shards written (${search.records} pages), ` +
+        `Site search: ${search.written} of ${search.shards} shards written (${search.records} pages, ` +
+          `${search.read} sessions read), ` +
           `${(search.bytes / 1e6).toFixed(1)} MB ` +
           `in ${((Date.now() - searchStarted) / 1000).toFixed(1)}s\n`,
       );

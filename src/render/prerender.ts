@@ -5,6 +5,7 @@ import { Worker } from 'node:worker_threads';
 import { DataDir } from '../collect/data-dir.ts';
 import { workerFile } from '../util/worker-pool.ts';
 import { RenderCache } from './render-cache.ts';
+import { bodyStamp as searchTextStamp, PageTextCache } from '../search/page-texts.ts';
 import type { RenderTask, RenderWorkerMessage } from './render-worker.ts';
 
 const WORKER = workerFile(import.meta.url, 'prerender-worker', './prerender-worker.js');
@@ -25,17 +26,21 @@ export interface PrerenderReport {
  * slowest part of building session pages. Workers stream each session's messages from the archive (a
  * session of any size costs one message of memory), skip what the cache holds, sanitize the rest and send
  * it back in batches; this thread only writes to the cache. A session whose body has not changed since it
- * was last done is not read at all.
+ * was last done is not read at all. The same pass gathers each session's prompts and answers for the site
+ * search (search/page-texts.ts), which would otherwise read every changed body again.
  */
 export async function prerender(dataDir: string, threads = os.availableParallelism()): Promise<PrerenderReport> {
   const data = new DataDir(dataDir);
   const cache = new RenderCache(dataDir);
+  const texts = new PageTextCache(dataDir);
+  const keyOfBody = new Map<string, string>();
   try {
     const done = cache.renderedBodies();
     const tasks: (RenderTask & { bytes: number })[] = [];
     for (const summary of await data.readSummaries()) {
       const stamp = await bodyStamp(dataDir, summary.body);
       if (stamp === undefined || done.get(summary.body) === stamp) continue;
+      keyOfBody.set(summary.body, summary.id);
       tasks.push({ body: summary.body, stamp, bytes: Number(stamp.split(':')[0]) });
     }
     // Biggest first, so that one long session does not leave a core working alone at the end.
@@ -52,6 +57,9 @@ export async function prerender(dataDir: string, threads = os.availableParalleli
             report.sanitized += message.entries.length;
           } else {
             cache.markRendered(message.body, message.stamp);
+            const key = keyOfBody.get(message.body);
+            const textStamp = searchTextStamp(dataDir, message.body);
+            if (key && textStamp) texts.put(key, textStamp, message.texts);
             report.segments += message.segments;
           }
         }),
@@ -60,6 +68,7 @@ export async function prerender(dataDir: string, threads = os.availableParalleli
     return report;
   } finally {
     cache.close();
+    texts.close();
   }
 }
 

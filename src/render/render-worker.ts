@@ -3,6 +3,7 @@ import { bodyMessages } from '../collect/data-dir.ts';
 import { renderMarkdown, type SanitizedStore } from './markdown.ts';
 import { RenderCache, renderKey } from './render-cache.ts';
 import { messageMarkdown } from './render-session.ts';
+import { bodySubagents, type PageTextRow, SessionTextCollector } from '../search/page-texts.ts';
 
 // Sanitizes the Markdown of one session body per task that needs it, for src/render/prerender.ts.
 
@@ -13,7 +14,7 @@ export interface RenderTask {
 
 export type RenderWorkerMessage =
   | { type: 'rendered'; entries: [key: string, html: string][] }
-  | { type: 'done'; body: string; stamp: string; segments: number };
+  | { type: 'done'; body: string; stamp: string; segments: number; texts: PageTextRow[] };
 
 /** Rendered HTML goes back in batches of about this many characters, so a huge session stays small here. */
 const BATCH_CHARS = 4 << 20;
@@ -39,12 +40,22 @@ async function renderBody(task: RenderTask): Promise<void> {
       batchChars = 0;
     },
   };
-  for await (const { message } of bodyMessages(dataDir, task.body)) {
+  // The site search's texts are gathered on the same pass: reading a body is most of the cost of either.
+  const texts = new SessionTextCollector();
+  for await (const { thread, message } of bodyMessages(dataDir, task.body)) {
+    texts.add(thread, message);
     for (const segment of messageMarkdown(message)) {
       segments += 1;
       renderMarkdown(segment.text, store);
     }
   }
   if (batch.length > 0) parentPort!.postMessage({ type: 'rendered', entries: batch } satisfies RenderWorkerMessage);
-  parentPort!.postMessage({ type: 'done', body: task.body, stamp: task.stamp, segments } satisfies RenderWorkerMessage);
+  const rows = texts.rows(await bodySubagents(dataDir, task.body));
+  parentPort!.postMessage({
+    type: 'done',
+    body: task.body,
+    stamp: task.stamp,
+    segments,
+    texts: rows,
+  } satisfies RenderWorkerMessage);
 }

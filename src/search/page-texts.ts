@@ -1,16 +1,18 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { bodyMessages } from '../collect/data-dir.ts';
 import { MAIN_THREAD } from '../model/body.ts';
 import { projectName } from '../model/project.ts';
-import type { Session, SessionSummary } from '../model/session.ts';
+import type { NormalizedMessage } from '../model/message.ts';
+import type { Session, SessionSummary, SubagentThread } from '../model/session.ts';
 import { readJsonFile } from '../util/fs.ts';
 import { searchableTexts } from './extract.ts';
 import type { SectionKind } from './site-record.ts';
 
-/** One text of a session as the site index holds it: its time, kind, the main-thread message it anchors to
- * (a subagent's texts anchor to the call that started it; none for the session's own), and the text. */
+/** One text of a session as the site index holds it: its time (empty when the message had none), kind, the
+ * main-thread message it anchors to (a subagent's texts anchor to the call that started it; none for the
+ * session's own), and the text. */
 export interface PageTextRow {
   ts: string;
   kind: SectionKind;
@@ -29,32 +31,61 @@ export function sessionAbout(summary: SessionSummary): string {
 }
 
 /**
- * The prompts and answers of a session from the archive (streamed: a session of any size), in body order,
- * after the session's own row; a subagent's after the main-thread messages, at the call that started it.
+ * Gathers a session's prompts and answers as its messages stream by, in body order; a subagent's after the
+ * main-thread messages, at the call that started it (known only once the whole body is read). Fed by whoever
+ * reads the body anyway: the build's Markdown pass (render/prerender.ts) or readSessionTexts.
  */
-export async function readSessionTexts(dataDir: string, summary: SessionSummary): Promise<PageTextRow[]> {
-  const header = await readJsonFile<{ session?: Session }>(path.join(dataDir, summary.body));
-  const rows: PageTextRow[] = [{ ts: summary.startedAt, kind: 'session', index: null, text: sessionAbout(summary) }];
-  const fromSubagents: (PageTextRow & { thread: string })[] = [];
-  const callIndex = new Map<string, number>();
-  let index = 0;
-  for await (const { thread, message } of bodyMessages(dataDir, summary.body)) {
+export class SessionTextCollector {
+  private readonly main: PageTextRow[] = [];
+  private readonly fromSubagents: (PageTextRow & { thread: string })[] = [];
+  private readonly callIndex = new Map<string, number>();
+  private index = 0;
+
+  add(thread: string, message: NormalizedMessage): void {
     const main = thread === MAIN_THREAD;
-    const at = main ? index++ : null;
+    const at = main ? this.index++ : null;
     if (main && message.tool_call && message.source_type !== 'tool_result')
-      callIndex.set(message.tool_call.call_id, at!);
+      this.callIndex.set(message.tool_call.call_id, at!);
     for (const { kind, text } of searchableTexts(message)) {
       if (kind !== 'prompt' && kind !== 'answer') continue;
-      const row = { ts: message.timestamp || summary.startedAt, kind, index: at, text };
-      if (main) rows.push(row);
-      else fromSubagents.push({ ...row, thread });
+      const row = { ts: message.timestamp, kind, index: at, text };
+      if (main) this.main.push(row);
+      else this.fromSubagents.push({ ...row, thread });
     }
   }
-  const parentIndex = new Map<string, number | undefined>();
-  for (const agent of header?.session?.subagents ?? [])
-    parentIndex.set(agent.agentId, agent.parentCallId === undefined ? undefined : callIndex.get(agent.parentCallId));
-  for (const { thread, ...row } of fromSubagents) rows.push({ ...row, index: parentIndex.get(thread) ?? null });
-  return rows;
+
+  /** The rows, given the session's subagents (from its body header). */
+  rows(subagents: readonly SubagentThread[]): PageTextRow[] {
+    const parentIndex = new Map<string, number | undefined>();
+    for (const agent of subagents)
+      parentIndex.set(
+        agent.agentId,
+        agent.parentCallId === undefined ? undefined : this.callIndex.get(agent.parentCallId),
+      );
+    return [
+      ...this.main,
+      ...this.fromSubagents.map(({ thread, ...row }) => ({ ...row, index: parentIndex.get(thread) ?? null })),
+    ];
+  }
+}
+
+/** A session's prompts and answers read from the archive (streamed: a session of any size). */
+export async function readSessionTexts(dataDir: string, body: string): Promise<PageTextRow[]> {
+  const collector = new SessionTextCollector();
+  for await (const { thread, message } of bodyMessages(dataDir, body)) collector.add(thread, message);
+  return collector.rows(await bodySubagents(dataDir, body));
+}
+
+/** The subagents a body header lists. */
+export async function bodySubagents(dataDir: string, body: string): Promise<SubagentThread[]> {
+  return (await readJsonFile<{ session?: Session }>(path.join(dataDir, body)))?.session?.subagents ?? [];
+}
+
+/** The stamp the text cache keeps a session's texts by: its body header's size, mtime and inode (collect
+ * writes the header again whenever the session changes). */
+export function bodyStamp(dataDir: string, body: string): string | undefined {
+  const header = statSync(path.join(dataDir, body), { throwIfNoEntry: false });
+  return header && `${header.size}:${header.mtimeMs}:${header.ino}`;
 }
 
 /**
@@ -62,6 +93,9 @@ export async function readSessionTexts(dataDir: string, summary: SessionSummary)
  * `<data>/cache/site-search/texts.sqlite` (derived data): a build reads from the archive only the sessions
  * that changed, and a shard written again takes its other sessions from here.
  */
+/** Bump when what a row holds changes: an older cache is emptied and read again. */
+const TEXT_CACHE_VERSION = 2;
+
 export class PageTextCache {
   private readonly db: Database.Database;
 
@@ -75,6 +109,10 @@ export class PageTextCache {
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = OFF');
+    if (this.db.pragma('user_version', { simple: true }) !== TEXT_CACHE_VERSION) {
+      this.db.exec('DROP TABLE IF EXISTS texts');
+      this.db.pragma(`user_version = ${TEXT_CACHE_VERSION}`);
+    }
     this.db.exec(
       'CREATE TABLE IF NOT EXISTS texts (key TEXT PRIMARY KEY, stamp TEXT NOT NULL, chars INTEGER NOT NULL, rows TEXT NOT NULL)',
     );

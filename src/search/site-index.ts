@@ -26,6 +26,8 @@ export interface SiteSearchOptions {
 export interface SiteSearchResult {
   /** Pages indexed this time (in the shards written again). */
   records: number;
+  /** Sessions whose texts were read from the archive here (not on the build's Markdown pass). */
+  read: number;
   /** Shards the site index has, and how many of them were written this time. */
   shards: number;
   written: number;
@@ -76,13 +78,12 @@ export async function writeSiteSearch(options: SiteSearchOptions): Promise<SiteS
     // The texts of the sessions that changed since they were last read, from the archive, on every core.
     const known = cache.stamps();
     const stale = sessions.filter((s) => known.get(s.key)?.stamp !== s.bodyStamp);
-    const summaryOf = new Map(summaries.map((s) => [s.id, s]));
     await Promise.all(
       readBatches(stale).map(async (batch) => {
         const result = await workers().run({
           type: 'read',
           dataDir: options.dataDir,
-          summaries: batch.map((s) => summaryOf.get(s.key)!),
+          sessions: batch.map((s) => ({ key: s.key, body: s.body })),
         });
         if (!result.ok) throw new Error(`the site search could not read the archive: ${result.error}`);
         if (result.type !== 'read') return;
@@ -137,7 +138,7 @@ export async function writeSiteSearch(options: SiteSearchOptions): Promise<SiteS
     await writeIfChanged(path.join(target, SHARD_LIST), `${JSON.stringify(shards)}\n`);
     await writeState(stateFile, { version: SITE_INDEX_VERSION, optionsKey, ...plan.state });
     const bytes = shards.reduce((n, name) => n + (plan.state.shards[name]!.bytes ?? 0), 0);
-    return { records, shards: shards.length, written: plan.dirty.size, bytes };
+    return { records, read: stale.length, shards: shards.length, written: plan.dirty.size, bytes };
   } finally {
     cache.close();
     await pool?.close();

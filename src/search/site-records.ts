@@ -5,7 +5,7 @@ import { format } from 'date-fns';
 import type { SourceId } from '../model/message.ts';
 import type { SessionSummary } from '../model/session.ts';
 import { DataDir } from '../collect/data-dir.ts';
-import type { PageTextRow } from './page-texts.ts';
+import { bodyStamp, type PageTextRow, sessionAbout } from './page-texts.ts';
 import { projectName } from '../model/project.ts';
 import { messageAnchor, pageOfMessage, sessionRoute } from '../model/routes.ts';
 import { cjkBigrams, hasCjk } from './cjk.ts';
@@ -25,7 +25,9 @@ export interface SiteSession {
   pageStarts: number[] | undefined;
   /** Its body, relative to the data directory. */
   body: string;
-  /** The body header's size, mtime and inode (collect writes the header again whenever the session changes). */
+  /** What the session's own section says (see sessionAbout). */
+  about: string;
+  /** The body header's stamp (see bodyStamp in page-texts.ts). */
   bodyStamp: string;
   /** The size of its messages file: what reading it costs. */
   bodyBytes: number;
@@ -78,9 +80,8 @@ export function siteSessions(
       if (existsSync(path.join(outDir, sessionRoute(summary.source, summary.sessionId, page), 'index.html')))
         pages.push(page);
     }
-    const header = statSync(path.join(dataDir, summary.body), { throwIfNoEntry: false });
-    if (pages.length === 0 || !header) continue;
-    const bodyStamp = `${header.size}:${header.mtimeMs}:${header.ino}`;
+    const stamp = bodyStamp(dataDir, summary.body);
+    if (pages.length === 0 || !stamp) continue;
     const messages = statSync(data.messagesPath(summary.body), { throwIfNoEntry: false });
     sessions.push({
       key: summary.id,
@@ -91,9 +92,10 @@ export function siteSessions(
       startedAt: summary.startedAt,
       pageStarts: summary.pageStarts,
       body: summary.body,
-      bodyStamp,
+      about: sessionAbout(summary),
+      bodyStamp: stamp,
       bodyBytes: messages?.size ?? 0,
-      stamp: `${bodyStamp}|${pages.join(',')}`,
+      stamp: `${stamp}|${pages.join(',')}`,
       pages,
     });
   }
@@ -111,14 +113,15 @@ export function sessionRecords(rows: PageTextRow[], session: SiteSession, option
   const project = projectName(clean(session.cwd));
   const month = monthIn(options.timeZone);
   const byPage = new Map<number, RecordSection[]>();
-  for (const row of rows) {
+  const own: PageTextRow = { ts: session.startedAt, kind: 'session', index: null, text: session.about };
+  for (const row of [own, ...rows]) {
     const page = options.single ? 1 : pageOfMessage(session.pageStarts, row.index ?? 0);
     let sections = byPage.get(page);
     if (!sections) byPage.set(page, (sections = []));
     const section: RecordSection = {
       anchor: row.index === null ? '' : messageAnchor(row.index),
       kind: row.kind,
-      timestamp: row.ts,
+      timestamp: row.ts || session.startedAt,
       text: clean(row.text.slice(0, MAX_SECTION_CHARS)),
     };
     // The session's own section (title, project) goes first, whatever its time.

@@ -3,7 +3,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { NormalizedMessage } from '../model/message.ts';
-import type { Session, SessionSummary } from '../model/session.ts';
+import type { Session } from '../model/session.ts';
 import type { ShareSettings } from '../site/share-mode.ts';
 import { type RecordOptions, sessionRecords, type SiteSession } from './site-records.ts';
 import { TEXT_FILE_EXTENSION } from './site-record.ts';
@@ -23,15 +23,14 @@ const TEXT_DIR = 'text';
 /** Reads sessions' texts from the archive for the text cache (see page-texts.ts). */
 export interface ReadJob {
   dataDir: string;
-  summaries: SessionSummary[];
+  sessions: { key: string; body: string }[];
 }
 
 export type ReadResult = { key: string; rows: PageTextRow[] }[];
 
 export async function readTexts(job: ReadJob): Promise<ReadResult> {
   const result: ReadResult = [];
-  for (const summary of job.summaries)
-    result.push({ key: summary.id, rows: await readSessionTexts(job.dataDir, summary) });
+  for (const { key, body } of job.sessions) result.push({ key, rows: await readSessionTexts(job.dataDir, body) });
   return result;
 }
 
