@@ -27,11 +27,21 @@ export const GET: APIRoute = async ({ props }) => {
   }
   const encoder = new TextEncoder();
   const chunks = sessionMarkdown(summary, pages(), { timeZone });
+  // Pieces are joined to ~64 KB before they are encoded: a stream of many small chunks costs more to encode
+  // and to read back than the text itself.
   const body = new ReadableStream<Uint8Array>({
     pull(controller) {
-      const next = chunks.next();
-      if (next.done) controller.close();
-      else controller.enqueue(encoder.encode(next.value));
+      let text = '';
+      for (let next = chunks.next(); ; next = chunks.next()) {
+        if (next.done) {
+          if (text) controller.enqueue(encoder.encode(text));
+          controller.close();
+          return;
+        }
+        text += next.value;
+        if (text.length >= 64 * 1024) break;
+      }
+      controller.enqueue(encoder.encode(text));
     },
   });
   return new Response(body, { headers: { 'Content-Type': 'text/markdown; charset=utf-8' } });
