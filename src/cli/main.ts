@@ -1,30 +1,29 @@
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { collect, type CollectReport } from '../collect/collect.ts';
-import { checkRetention } from '../insights/retention.ts';
-import { formatWarning } from '../util/warnings.ts';
-import { describeError } from '../util/errors.ts';
-import { idToPathSegment, splitSessionKey } from '../model/ids.ts';
+// Only what defining the commands needs is imported here; each command imports its own work when it runs, so
+// `--help`, `search` or `collect` do not load the site build, the sanitizer or the MCP SDK.
+import type { CollectReport } from '../collect/collect.ts';
 import { SOURCE_IDS } from '../model/message.ts';
-import os from 'node:os';
-import { buildSite, type SiteBuildResult } from './build-site.ts';
+import { isDayWord, isMonthWord, isWeekWord } from '../stats/calendar-words.ts';
+import { idToPathSegment, splitSessionKey } from '../model/ids.ts';
+import { describeError } from '../util/errors.ts';
+import { buildSite, PACKAGE_ROOT, siteAndBase, type SiteBuildResult } from './build-site.ts';
 import { buildProgress } from './progress.ts';
-import { readFileSync } from 'node:fs';
-import { isDayWord, isMonthWord, isWeekWord } from '../report/period.ts';
 import {
   addCalendarOptions,
   addSourceOptions,
   parseDay,
   parseTimeZone,
-  UsageError,
-  type CalendarFlags,
-  displayPath,
+  relativeIfInside,
   rememberSettings,
   resolveSettings,
+  UsageError,
+  type CalendarFlags,
   type ResolvedSources,
   type SourceFlags,
 } from './options.ts';
-import { PACKAGE_ROOT, siteAndBase } from './build-site.ts';
 
 interface BuildFlags {
   out?: string;
@@ -63,8 +62,6 @@ const defaultIo = (): CliIo => ({
   stderr: (t) => process.stderr.write(t),
   isTTY: process.stderr.isTTY === true,
 });
-
-const MAX_WARNINGS_SHOWN = 20;
 
 const EXIT_CODES = `
 Exit codes:
@@ -495,55 +492,9 @@ function commandPath(argv: string[], program: Command): string {
   return name ? `${name} ` : '';
 }
 
-function relativeIfInside(base: string, p: string): string {
-  const rel = path.relative(base, p);
-  return rel === '' ? '.' : rel.startsWith('..') || path.isAbsolute(rel) ? p : rel;
-}
-
-async function runCollect(
-  resolved: ResolvedSources,
-  io: CliIo,
-  verbose = false,
-  quiet = false,
-): Promise<CollectReport> {
-  const shown = (p: string) => (resolved.explicitHome ? relativeIfInside(io.cwd, p) : displayPath(p, resolved.home));
-  const report = await collect({
-    home: resolved.home,
-    env: io.env,
-    dataDir: resolved.dataDir,
-    sourceOptions: resolved.sourceOptions,
-    onWait: (message) => io.stderr(`${message}\n`),
-  });
-  for (const source of quiet ? [] : report.sources) {
-    if (source.found.length === 0) {
-      if (source.looked.length === 0) continue; // a source only read when asked for (--messages-dir)
-      io.stderr(`${source.label}: not found (looked in ${source.looked.map(shown).join(', ')})\n`);
-      continue;
-    }
-    const resumed = source.resumed ? ` (${source.resumed} only their new lines)` : '';
-    const parts = [
-      `${source.sessions} sessions${source.unchanged ? ` read${resumed}, ${source.unchanged} unchanged` : resumed}`,
-    ];
-    if (source.prompts > 0) parts.push(`${source.prompts} history prompts`);
-    if (source.warnings > 0) parts.push(`${source.warnings} warnings`);
-    io.stderr(`${source.label}: ${source.found.map(shown).join(', ')}: ${parts.join(', ')}\n`);
-  }
-  const shownWarnings = verbose ? report.warnings : report.warnings.slice(0, MAX_WARNINGS_SHOWN);
-  for (const w of shownWarnings) io.stderr(`  warning: ${formatWarning({ ...w, file: shown(w.file) })}\n`);
-  if (shownWarnings.length < report.warnings.length) {
-    io.stderr(`  … ${report.warnings.length - shownWarnings.length} more warnings (--verbose lists all)\n`);
-  }
-  const archived =
-    report.archivedOnly > 0 ? ` (${report.archivedOnly} kept from the archive, their source files are gone)` : '';
-  if (!quiet) io.stderr(`Data: ${shown(resolved.dataDir)}: ${report.totalSessions} sessions${archived}.\n`);
-  // Retention (src/insights/): what each assistant keeps, for the home page, and gaps in collecting.
-  for (const line of await checkRetention({ ...resolved, env: io.env })) io.stderr(`Retention: ${line}\n`);
-  if (report.totalSessions === 0 && !quiet) {
-    io.stderr(
-      'No conversations found yet. To see what the site looks like: npx agent-logbook build --home fixtures/home\n',
-    );
-  }
-  return report;
+async function runCollect(...args: Parameters<typeof import('./run-collect.ts').runCollect>): Promise<CollectReport> {
+  const { runCollect } = await import('./run-collect.ts');
+  return runCollect(...args);
 }
 
 function parseSeconds(value: string): number {
