@@ -132,7 +132,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
       const settings = resolveSettings(flags, io);
       await runCollect(settings, io, flags.verbose);
       await rememberSettings(settings);
-      const { updateSearchIndexAfterCollect } = await import('../search/cli.ts');
+      const { updateSearchIndexAfterCollect } = await import('../search/sync.ts');
       await updateSearchIndexAfterCollect(settings.dataDir, io.stderr);
     });
 
