@@ -45,7 +45,7 @@ export async function runCollect(
   if (!quiet) io.stderr(`Data: ${shown(resolved.dataDir)}: ${report.totalSessions} sessions${archived}.\n`);
   // Retention (src/insights/): what each assistant keeps, for the home page, and gaps in collecting.
   const { home, dataDir, sourceOptions } = resolved;
-  for (const line of await checkRetention({ home, dataDir, sourceOptions, env: io.env }))
+  for (const line of await checkRetention({ home, dataDir, sourceOptions, env: io.env, archive: report.archive }))
     io.stderr(`Retention: ${line}\n`);
   if (report.totalSessions === 0 && !quiet) {
     io.stderr(

@@ -46,6 +46,9 @@ export interface CollectReport {
   /** Sessions kept from the archive whose source files are gone. */
   archivedOnly: number;
   warnings: CollectWarning[];
+  /** What the archive holds after this run, for checks that follow a collect (retention) without reading it
+   * again: its session keys, and the merged prompt history of each source read. */
+  archive: { sessionIds: ReadonlySet<string>; prompts: Partial<Record<SourceId, readonly HistoryPrompt[]>> };
 }
 
 export async function collect(options: CollectOptions): Promise<CollectReport> {
@@ -83,6 +86,7 @@ async function collectLocked(data: DataDir, options: CollectOptions): Promise<Co
   const reports: SourceReport[] = [];
   /** Sessions a source produced in this run; every other archived session is gone from its source. */
   const seen = new Set<string>();
+  const promptsBySource: Partial<Record<SourceId, HistoryPrompt[]>> = {};
   const unavailable = new Set<string>();
   const stamps = new Map<string, string>();
   const stampsOf = (files: string[]) =>
@@ -100,16 +104,22 @@ async function collectLocked(data: DataDir, options: CollectOptions): Promise<Co
   /** file → archived sessions read from it */
   const sessionsByFile = new Map<string, string[]>();
   for (const entry of previous.values()) {
-    for (const file of entry.files) sessionsByFile.set(file, [...(sessionsByFile.get(file) ?? []), entry.id]);
+    for (const file of entry.files) {
+      const owners = sessionsByFile.get(file);
+      if (owners) owners.push(entry.id);
+      else sessionsByFile.set(file, [entry.id]);
+    }
   }
+  const archivedKeys: ReadonlySet<string> = new Set(previous.keys());
 
   for (const source of options.sources ?? SOURCES) {
+    const prefix = `${source.id}/`;
     let sourceWarnings = 0;
     const ctx: SourceContext = {
       home: options.home,
       env: options.env,
       options: options.sourceOptions,
-      archived: new Set(previous.keys()),
+      archived: archivedKeys,
       unavailable: (file) => unavailable.add(file),
       prepare: {
         dataDir: options.dataDir,
@@ -124,20 +134,29 @@ async function collectLocked(data: DataDir, options: CollectOptions): Promise<Co
         const stamp = fileStamp(file);
         if (stamp) stamps.set(file, stamp);
       },
+      // Called once per session of a warm collect (thousands): plain loops, no intermediate arrays.
       unchanged: async (files) => {
-        const ids = [...new Set(files.flatMap((f) => sessionsByFile.get(f) ?? []))].filter((id) =>
-          id.startsWith(`${source.id}/`),
-        );
-        if (ids.length === 0) return undefined;
-        const covered = new Set(ids.flatMap((id) => previous.get(id)!.files));
-        if (covered.size !== files.length || !files.every((f) => covered.has(f))) return undefined;
+        const wanted = new Set(files);
+        if (wanted.size !== files.length) return undefined;
+        // The archived sessions read from exactly these files: every file is one's, and theirs are no others.
+        const ids = new Set<string>();
+        for (const file of files) {
+          let owned = false;
+          for (const id of sessionsByFile.get(file) ?? []) {
+            if (!id.startsWith(prefix)) continue;
+            ids.add(id);
+            owned = true;
+          }
+          if (!owned) return undefined;
+        }
         for (const id of ids) {
-          const recorded = previous.get(id)!.fileStamps ?? {};
-          for (const file of previous.get(id)!.files) {
-            if (!recorded[file] || recorded[file] !== fileStamp(file)) return undefined;
+          const entry = previous.get(id)!;
+          const recorded = entry.fileStamps ?? {};
+          for (const file of entry.files) {
+            if (!wanted.has(file) || !recorded[file] || recorded[file] !== fileStamp(file)) return undefined;
           }
         }
-        return ids.map((id) => id.slice(source.id.length + 1));
+        return [...ids].map((id) => id.slice(prefix.length));
       },
       loadArchived: async (sessionId) => {
         const summary = previous.get(`${source.id}/${sessionId}`);
@@ -207,10 +226,12 @@ async function collectLocked(data: DataDir, options: CollectOptions): Promise<Co
         report.sessions += 1;
       }
     }
+    const merged = [...prompts.values()];
+    promptsBySource[source.id] = merged;
     if (promptsChanged) {
       await data.writePrompts(
         source.id,
-        [...prompts.values()].sort((a, b) => a.timestamp.localeCompare(b.timestamp)),
+        merged.sort((a, b) => a.timestamp.localeCompare(b.timestamp)),
       );
     }
     report.warnings = sourceWarnings;
@@ -233,7 +254,13 @@ async function collectLocked(data: DataDir, options: CollectOptions): Promise<Co
     const referenced = new Set([...current.values()].map((e) => e.body));
     for (const body of movedBodies) if (!referenced.has(body)) await data.removeBody(body);
   }
-  return { sources: reports, totalSessions: current.size, archivedOnly, warnings };
+  return {
+    sources: reports,
+    totalSessions: current.size,
+    archivedOnly,
+    warnings,
+    archive: { sessionIds: new Set(current.keys()), prompts: promptsBySource },
+  };
 }
 
 /** Whether an archived session was read with its main transcript (not only from subagent files): only then
@@ -246,16 +273,18 @@ function promptKey(p: HistoryPrompt): string {
   return `${p.timestamp}\u0000${p.sessionId ?? ''}\u0000${p.text}`;
 }
 
+const MISSING_IS_UNDEFINED = { throwIfNoEntry: false } as const;
+
 /** `size:mtimeMs:inode` of a file (and of its SQLite `-wal`, where changes sit until a checkpoint), or
  * undefined: a file replaced by another (a new inode) is read again even with the same size and mtime. */
 // Synchronous: a warm collect stats thousands of files, and statSync of a cached inode is a few microseconds
 // where a promise round trip through the thread pool is tens.
 function fileStamp(file: string): string | undefined {
-  const stat = statSync(file, { throwIfNoEntry: false });
+  const stat = statSync(file, MISSING_IS_UNDEFINED);
   if (!stat) return undefined;
   let stamp = `${stat.size}:${stat.mtimeMs}:${stat.ino}`;
   if (/\.(sqlite3?|db)$/.test(file)) {
-    const wal = statSync(`${file}-wal`, { throwIfNoEntry: false });
+    const wal = statSync(`${file}-wal`, MISSING_IS_UNDEFINED);
     if (wal) stamp += `:${wal.size}:${wal.mtimeMs}:${wal.ino}`;
   }
   return stamp;
