@@ -4,7 +4,7 @@ import type { HistoryPrompt, SessionSummary } from '../model/session.ts';
 import { SOURCES } from '../sources/index.ts';
 import type { Source, SourceContext } from '../sources/source.ts';
 import type { CollectWarning } from '../util/warnings.ts';
-import { DataDir } from './data-dir.ts';
+import { DataDir, indexEntry } from './data-dir.ts';
 import { lockDataDir } from './lock.ts';
 import { recoverArchive } from './recover.ts';
 import { summarize } from './summarize.ts';
@@ -99,7 +99,7 @@ async function collectLocked(data: DataDir, options: CollectOptions): Promise<Co
     const before = current.get(summary.id)?.body;
     if (before && before !== summary.body) movedBodies.add(before);
     written.set(summary.id, summary);
-    current.set(summary.id, summary);
+    current.set(summary.id, indexEntry(summary));
   };
   /** file → archived sessions read from it */
   const sessionsByFile = new Map<string, string[]>();
@@ -150,10 +150,9 @@ async function collectLocked(data: DataDir, options: CollectOptions): Promise<Co
           if (!owned) return undefined;
         }
         for (const id of ids) {
-          const entry = previous.get(id)!;
-          const recorded = entry.fileStamps ?? {};
-          for (const file of entry.files) {
-            if (!wanted.has(file) || !recorded[file] || recorded[file] !== fileStamp(file)) return undefined;
+          const { files: recordedFiles, stamps } = previous.get(id)!;
+          for (const [i, file] of recordedFiles.entries()) {
+            if (!wanted.has(file) || !stamps[i] || stamps[i] !== fileStamp(file)) return undefined;
           }
         }
         return [...ids].map((id) => id.slice(prefix.length));
