@@ -135,7 +135,7 @@ async function collectLocked(data: DataDir, options: CollectOptions): Promise<Co
         if (stamp) stamps.set(file, stamp);
       },
       // Called once per session of a warm collect (thousands): plain loops, no intermediate arrays.
-      unchanged: async (files) => {
+      unchanged: (files) => {
         const wanted = new Set(files);
         if (wanted.size !== files.length) return undefined;
         // The archived sessions read from exactly these files: every file is one's, and theirs are no others.

@@ -34,7 +34,7 @@ async function* readAmazonQ(
   readOptions: ReadDatabaseOptions,
 ): AsyncGenerator<SourceItem> {
   // Re-read only when a database (or export) changed since the archive's copies were made.
-  const unchanged = await ctx.unchanged?.(location.found);
+  const unchanged = ctx.unchanged?.(location.found);
   if (unchanged) {
     yield { kind: 'unchanged', sessionIds: unchanged };
     return;

@@ -44,15 +44,10 @@ async function* readClaude(location: SourceLocation, ctx: SourceContext): AsyncG
         }
         files.legacyAgents.push(agent);
       }
-      // Asked for all sessions at once: thousands of stat calls overlap instead of queueing one by one.
-      const groups = [...bySession.values()];
-      const verdicts = await Promise.all(
-        groups.map((files) => (files.main ? ctx.unchanged?.(sessionFilePaths(files)) : undefined)),
-      );
       // One item for the unchanged sessions of a folder: a warm collect hands on thousands of them.
       const unchanged: string[] = [];
-      for (const [i, files] of groups.entries()) {
-        const verdict = verdicts[i];
+      for (const files of bySession.values()) {
+        const verdict = files.main ? ctx.unchanged?.(sessionFilePaths(files)) : undefined;
         if (verdict?.length === 1 && verdict[0] === files.sessionId) unchanged.push(files.sessionId);
         else toRead.push(files);
       }

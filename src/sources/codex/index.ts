@@ -77,7 +77,7 @@ async function* readCodex(location: SourceLocation, ctx: SourceContext): AsyncGe
   const cwdById = new Map<string, string>();
   for (const root of nodes.filter((n) => !n.parent)) {
     const treeFiles = treeOf(root).map((n) => n.rollout.file);
-    const unchanged = await ctx.unchanged?.(treeFiles);
+    const unchanged = ctx.unchanged?.(treeFiles);
     if (unchanged) {
       yield { kind: 'unchanged', sessionIds: unchanged };
       continue;

@@ -54,7 +54,7 @@ async function* readMessageDirs(location: SourceLocation, ctx: SourceContext): A
       continue;
     }
     for (const file of files) {
-      const unchanged = await ctx.unchanged?.([file]);
+      const unchanged = ctx.unchanged?.([file]);
       if (unchanged) {
         yield { kind: 'unchanged', sessionIds: unchanged };
         continue;
