@@ -10,7 +10,7 @@ import { isDayWord, isMonthWord, isWeekWord } from '../stats/calendar-words.ts';
 import { idToPathSegment, splitSessionKey } from '../model/ids.ts';
 import { describeError } from '../util/errors.ts';
 import { buildSite, PACKAGE_ROOT, siteAndBase, type SiteBuildResult } from './build-site.ts';
-import { buildProgress } from './progress.ts';
+import { ProgressWriter, siteBuildProgress } from './progress.ts';
 import {
   addCalendarOptions,
   addSourceOptions,
@@ -128,12 +128,17 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
     program.command('collect').description('read every source (read-only) and update the data directory'),
   )
     .option('-v, --verbose', 'list every warning')
-    .action(async (flags: SourceFlags & { verbose?: boolean }) => {
+    .option('-q, --quiet', 'print only warnings and errors')
+    .action(async (flags: SourceFlags & { verbose?: boolean; quiet?: boolean }) => {
+      const started = Date.now();
       const settings = resolveSettings(flags, io);
-      await runCollect(settings, io, flags.verbose);
+      const quiet = flags.quiet === true;
+      const progress = new ProgressWriter(io.stderr, { tty: io.isTTY === true, quiet });
+      const collected = await runCollect(settings, io, { verbose: flags.verbose, quiet, progress });
       await rememberSettings(settings);
       const { updateSearchIndexAfterCollect } = await import('../search/sync.ts');
-      await updateSearchIndexAfterCollect(settings.dataDir, io.stderr);
+      await updateSearchIndexAfterCollect(settings.dataDir, quiet ? () => {} : io.stderr);
+      if (!quiet) io.stderr(`${collectSummary(collected, Date.now() - started)}.\n`);
     });
 
   addCalendarOptions(addSourceOptions(program.command('build').description('collect, then build the static site')))
@@ -152,7 +157,8 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
       // Sharing loads the sanitizer (jsdom): only when asked for, so a plain build starts fast.
       const sharing = flags.share ? await import('./share.ts') : undefined;
       const omit = sharing?.parseOmit(flags.omit) ?? [];
-      const collected = await runCollect(resolved, io, flags.verbose, flags.quiet);
+      const progress = new ProgressWriter(io.stderr, { tty: io.isTTY === true, quiet: flags.quiet === true });
+      const collected = await runCollect(resolved, io, { verbose: flags.verbose, quiet: flags.quiet, progress });
       const share = sharing
         ? await sharing.shareSettingsFor(resolved.dataDir, os.homedir(), { sessions: splitList(flags.sessions), omit })
         : undefined;
@@ -161,7 +167,6 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
         ? path.resolve(io.cwd, flags.out ?? 'dist')
         : (resolved.out ?? path.resolve(io.cwd, 'dist'));
       const started = Date.now();
-      const progress = buildProgress(io.stderr, { tty: io.isTTY === true, quiet: flags.quiet === true });
       const result = await buildSite({
         dataDir: resolved.dataDir,
         outDir,
@@ -174,8 +179,8 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
         share,
         verbose: flags.verbose,
         full: flags.full,
-        onProgress: progress.onProgress,
-      }).finally(progress.done);
+        onProgress: siteBuildProgress(progress),
+      }).finally(() => progress.clear());
       if (!flags.share) await rememberSettings({ ...resolved, out: outDir }, { calendar: true, out: true });
       if (flags.quiet) return;
       const seconds = ((Date.now() - started) / 1000).toFixed(1);
@@ -197,6 +202,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
     .option('--owner <name>', "whose sessions these are, a column in both tables (default: the user's login name)")
     .option('--share', 'redact secrets and anonymize home paths, user, host and e-mails, as build --share does')
     .option('--no-collect', 'export the data directory as it is, without reading the sources')
+    .option('-q, --quiet', 'print only warnings and errors')
     .action(
       async (
         flags: SourceFlags & {
@@ -205,13 +211,15 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
           owner?: string;
           share?: boolean;
           collect: boolean;
+          quiet?: boolean;
         },
       ) => {
         const resolved = resolveSettings(flags, io);
-        if (flags.collect) await runCollect(resolved, io, false);
+        if (flags.collect) await runCollect(resolved, io, { quiet: flags.quiet });
         const { runExport } = await import('../export/run.ts');
         const outDir = path.resolve(io.cwd, flags.out);
         const result = await runExport({ ...flags, dataDir: resolved.dataDir, outDir });
+        if (flags.quiet) return;
         io.stderr(
           `Export: ${result.sessions} sessions, ${result.messages} messages in ${result.files.map((f) => relativeIfInside(io.cwd, f)).join(', ')}${flags.share ? ' (redacted)' : ''}.\n`,
         );
@@ -229,12 +237,16 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
     .option('--out <file>', 'the file to write (default: <source>-<id>.html)')
     .option('--omit <parts>', 'leave out thinking, tool-output and/or tool-input (comma-separated)')
     .option('--no-collect', 'share from the data directory as it is, without reading the sources')
+    .option('-q, --quiet', 'print only warnings and errors')
     .action(
-      async (key: string, flags: SourceFlags & CalendarFlags & { out?: string; omit?: string; collect: boolean }) => {
+      async (
+        key: string,
+        flags: SourceFlags & CalendarFlags & { out?: string; omit?: string; collect: boolean; quiet?: boolean },
+      ) => {
         const { parseOmit, shareSettingsFor, shareToFile } = await import('./share.ts');
         const omit = parseOmit(flags.omit);
         const resolved = resolveSettings(flags, io);
-        if (flags.collect) await runCollect(resolved, io, false);
+        if (flags.collect) await runCollect(resolved, io, { quiet: flags.quiet });
         const settings = await shareSettingsFor(resolved.dataDir, os.homedir(), {
           sessions: [key],
           omit,
@@ -250,6 +262,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
           timeZone: resolved.timeZone,
           settings,
         });
+        if (flags.quiet) return;
         io.stderr(
           `Shared ${chosen}: ${relativeIfInside(io.cwd, outFile)} (${Math.ceil(bytes / 1024)} KB; secrets redacted, ` +
             `paths anonymized${omit.length ? `, without ${omit.join(', ')}` : ''}).\n`,
@@ -271,6 +284,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
     .option('--until <day>', 'up to this day, with --since (default: today)', dayWord)
     .addOption(new Option('--format <format>', 'output format').choices(['md', 'json']).default('md'))
     .option('--no-collect', 'report from the data directory as it is, without reading the sources')
+    .option('-q, --quiet', 'print only the report, warnings and errors')
     .action(
       async (
         flags: SourceFlags &
@@ -282,6 +296,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
             until?: string;
             format: 'md' | 'json';
             collect: boolean;
+            quiet?: boolean;
           },
       ) => {
         const chosen = [flags.day, flags.week, flags.month, flags.since ?? flags.until].filter(Boolean).length;
@@ -290,7 +305,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
         }
         if (flags.until && !flags.since) throw new UsageError('--until goes with --since');
         const settings = resolveSettings(flags, io);
-        if (flags.collect) await runCollect(settings, io, false);
+        if (flags.collect) await runCollect(settings, io, { quiet: flags.quiet });
         const { printReport } = await import('./report.ts');
         const { resolvePeriod } = await import('../report/period.ts');
         const period = resolvePeriod(flags, new Date(), settings.timeZone, settings.weekStart);
@@ -360,6 +375,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
       ),
     )
     .option('--no-collect', 'search the data directory as it is, without reading the sources')
+    .option('-q, --quiet', 'print only the hits, warnings and errors')
     .action(
       async (
         words: string[],
@@ -372,6 +388,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
           json?: boolean;
           tz?: string;
           collect: boolean;
+          quiet?: boolean;
         },
       ) => {
         if (flags.source && !(SOURCE_IDS as readonly string[]).includes(flags.source))
@@ -379,7 +396,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
         const query = words.join(' ');
         if (!query.trim()) throw new UsageError('search needs a word to look for');
         const resolved = resolveSettings(flags, io);
-        if (flags.collect) await runCollect(resolved, io, false);
+        if (flags.collect) await runCollect(resolved, io, { quiet: flags.quiet });
         const { runSearch } = await import('../search/cli.ts');
         await runSearch(
           { ...flags, query, json: flags.json === true, dataDir: resolved.dataDir, timeZone: resolved.timeZone },
@@ -427,7 +444,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
           stopSignal: stop.signal,
           rebuild: async () => {
             const started = Date.now();
-            const collected = await runCollect(resolved, io, flags.verbose, true);
+            const collected = await runCollect(resolved, io, { verbose: flags.verbose, quiet: true });
             const built = await buildSite({
               dataDir: resolved.dataDir,
               outDir,
@@ -522,6 +539,14 @@ function stopOnInterrupt(): { signal: Promise<void>; dispose(): void } {
       process.off('SIGTERM', onSignal);
     },
   };
+}
+
+/** One line on what a collect changed: `Collected in 1.2s: 3 sessions new, 1 updated, 355 unchanged`. */
+function collectSummary(collected: CollectReport, ms: number): string {
+  const added = collected.sources.reduce((n, s) => n + s.added, 0);
+  const read = collected.sources.reduce((n, s) => n + s.sessions, 0);
+  const unchanged = collected.sources.reduce((n, s) => n + s.unchanged, 0);
+  return `Collected in ${(ms / 1000).toFixed(1)}s: ${added} sessions new, ${read - added} updated, ${unchanged} unchanged`;
 }
 
 /** One line on what a collect and build changed. */

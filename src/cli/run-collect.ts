@@ -3,15 +3,24 @@ import { checkRetention } from '../insights/retention.ts';
 import { formatWarning } from '../util/warnings.ts';
 import type { CliIo } from './main.ts';
 import { displayPath, relativeIfInside, type ResolvedSources } from './options.ts';
+import { collectProgress, type ProgressWriter } from './progress.ts';
 
 const MAX_WARNINGS_SHOWN = 20;
+
+export interface RunCollectOptions {
+  /** Every warning, not only the first 20. */
+  verbose?: boolean;
+  /** Only warnings and errors. */
+  quiet?: boolean;
+  /** Where to show the files read as they are read (collect and build). */
+  progress?: ProgressWriter;
+}
 
 /** Collects for a command, telling stderr what was found (or only warnings, when quiet). */
 export async function runCollect(
   resolved: ResolvedSources,
   io: CliIo,
-  verbose = false,
-  quiet = false,
+  { verbose = false, quiet = false, progress }: RunCollectOptions = {},
 ): Promise<CollectReport> {
   const shown = (p: string) => (resolved.explicitHome ? relativeIfInside(io.cwd, p) : displayPath(p, resolved.home));
   const report = await collect({
@@ -20,7 +29,8 @@ export async function runCollect(
     dataDir: resolved.dataDir,
     sourceOptions: resolved.sourceOptions,
     onWait: (message) => io.stderr(`${message}\n`),
-  });
+    onProgress: progress && collectProgress(progress),
+  }).finally(() => progress?.clear());
   for (const source of quiet ? [] : report.sources) {
     if (source.found.length === 0) {
       if (source.looked.length === 0) continue; // a source only read when asked for (--messages-dir)

@@ -22,6 +22,18 @@ export interface CollectOptions {
   onWait?: (message: string) => void;
   /** How long to wait for another collect (default lock.ts DEFAULT_LOCK_WAIT_MS). */
   lockWaitMs?: number;
+  /** Told as a source reads: the files it reads in this run (new or changed ones) and how many are done. */
+  onProgress?: (progress: CollectProgress) => void;
+}
+
+export interface CollectProgress {
+  source: SourceId;
+  label: string;
+  /** Files read (whole or from where the last run stopped), of those to read. */
+  done: number;
+  total: number;
+  /** Their sizes. */
+  bytes: { done: number; total: number };
 }
 
 export interface SourceReport {
@@ -31,6 +43,8 @@ export interface SourceReport {
   found: string[];
   /** Sessions read (new or changed) in this run. */
   sessions: number;
+  /** Of the sessions read, those the archive did not hold before. */
+  added: number;
   /** Sessions whose files had not changed: kept from the archive without reading. */
   unchanged: number;
   /** Of the sessions read, those whose files only grew: read from where the last run stopped. */
@@ -115,6 +129,21 @@ async function collectLocked(data: DataDir, options: CollectOptions): Promise<Co
   for (const source of options.sources ?? SOURCES) {
     const prefix = `${source.id}/`;
     let sourceWarnings = 0;
+    // A source notes each file's stamp just before reading it, so the stamped files are the ones to read.
+    const toRead = new Map<string, number>();
+    const read = new Set<string>();
+    const progress = { source: source.id, label: source.label, done: 0, total: 0, bytes: { done: 0, total: 0 } };
+    const readFiles = (files: string[]) => {
+      const before = progress.done;
+      for (const file of files) {
+        const bytes = toRead.get(file);
+        if (bytes === undefined || read.has(file)) continue;
+        read.add(file);
+        progress.done += 1;
+        progress.bytes.done += bytes;
+      }
+      if (progress.done > before) options.onProgress?.(progress);
+    };
     const ctx: SourceContext = {
       home: options.home,
       env: options.env,
@@ -132,7 +161,14 @@ async function collectLocked(data: DataDir, options: CollectOptions): Promise<Co
       },
       stamp: async (file) => {
         const stamp = fileStamp(file);
-        if (stamp) stamps.set(file, stamp);
+        if (!stamp) return;
+        stamps.set(file, stamp);
+        if (toRead.has(file)) return;
+        const bytes = Number(stamp.slice(0, stamp.indexOf(':')));
+        toRead.set(file, bytes);
+        progress.total += 1;
+        progress.bytes.total += bytes;
+        options.onProgress?.(progress);
       },
       // Called once per session of a warm collect (thousands): plain loops, no intermediate arrays.
       unchanged: (files) => {
@@ -180,6 +216,7 @@ async function collectLocked(data: DataDir, options: CollectOptions): Promise<Co
       label: source.label,
       ...location,
       sessions: 0,
+      added: 0,
       unchanged: 0,
       resumed: 0,
       prompts: 0,
@@ -207,14 +244,17 @@ async function collectLocked(data: DataDir, options: CollectOptions): Promise<Co
         if (item.kind === 'prepared') {
           // Read, summarized and written by a worker thread (see SourceContext.prepared).
           const id = item.summary.id;
+          readFiles(item.summary.files);
           if (!item.partial || !hadMainTranscript(previous.get(id))) seen.add(id);
           if (!item.written) continue;
           record(item.summary);
           report.sessions += 1;
+          if (!previous.has(id)) report.added += 1;
           if (item.resumed) report.resumed += 1;
           continue;
         }
         const id = `${source.id}/${item.session.sessionId}`;
+        readFiles(item.session.files);
         const archived = previous.get(id);
         if (!item.session.partial || !hadMainTranscript(archived)) seen.add(id);
         if (item.session.partial && hadMainTranscript(archived)) continue; // the archive has the full session; keep it
@@ -223,6 +263,7 @@ async function collectLocked(data: DataDir, options: CollectOptions): Promise<Co
         await data.writeBody({ summary, session: item.session });
         record(summary);
         report.sessions += 1;
+        if (!archived) report.added += 1;
       }
     }
     const merged = [...prompts.values()];
@@ -233,6 +274,8 @@ async function collectLocked(data: DataDir, options: CollectOptions): Promise<Co
         merged.sort((a, b) => a.timestamp.localeCompare(b.timestamp)),
       );
     }
+    // Files that yielded no session (unreadable, nothing in them) are done too: the phase ends here.
+    if (progress.done < progress.total) readFiles([...toRead.keys()]);
     report.warnings = sourceWarnings;
     reports.push(report);
   }

@@ -6,6 +6,8 @@ export interface SearchCommand extends SearchFilters {
   dataDir: string;
   query: string;
   json: boolean;
+  /** No word on bringing the index up to date (the hits, or that there are none, still print). */
+  quiet?: boolean;
 }
 
 /** `agent-logbook search`: brings the index up to date, then prints one line per hit (or a JSON array). */
@@ -13,7 +15,7 @@ export async function runSearch(
   command: SearchCommand,
   io: { stdout: (t: string) => void; stderr: (t: string) => void },
 ): Promise<void> {
-  await ensureSearchIndex(command.dataDir, { onStart: announceIndexing(io.stderr) });
+  await ensureSearchIndex(command.dataDir, { onStart: command.quiet ? undefined : announceIndexing(io.stderr) });
   const hits = await searchLogbook(command.dataDir, command.query, command);
   if (command.json) {
     io.stdout(`${JSON.stringify(hits, null, 2)}\n`);

@@ -41,14 +41,13 @@ async function* readAmazonQ(
   }
   const exports = new Set(candidateExports(ctx));
   const rows: ConversationRow[] = [];
+  for (const file of location.found) await ctx.stamp?.(file);
   for (const file of location.found) {
     try {
       if (exports.has(file)) {
-        await ctx.stamp?.(file);
         rows.push(await readExport(file));
         continue;
       }
-      await ctx.stamp?.(file);
       const contents = await readDatabase(file, readOptions);
       if (contents.tables.length === 0) {
         ctx.warn({

@@ -75,6 +75,8 @@ async function* readCodex(location: SourceLocation, ctx: SourceContext): AsyncGe
   const known = (id: string) => byId.has(id) || ctx.archived.has(`codex/${id}`);
   const reader = new TreeReader(ctx.warn, known, threadNames);
   const cwdById = new Map<string, string>();
+  // Every changed tree is stamped before any is read, so the collector knows how much there is to read.
+  const changed: RolloutNode[] = [];
   for (const root of nodes.filter((n) => !n.parent)) {
     const treeFiles = treeOf(root).map((n) => n.rollout.file);
     const unchanged = ctx.unchanged?.(treeFiles);
@@ -83,6 +85,9 @@ async function* readCodex(location: SourceLocation, ctx: SourceContext): AsyncGe
       continue;
     }
     for (const file of treeFiles) await ctx.stamp?.(file);
+    changed.push(root);
+  }
+  for (const root of changed) {
     for (const session of await reader.read(root)) {
       cwdById.set(session.sessionId, session.cwd);
       yield { kind: 'session', session };
