@@ -1,4 +1,4 @@
-// Bundles the CLI's own TypeScript into dist-cli/ (dependencies stay in node_modules), so the command starts
+// Bundles the CLI's own TypeScript into dist-cli/ (dependencies stay in node_modules but commander), so the command starts
 // in ~0.1 s instead of ~0.5 s through tsx. Run by `npm install` (prepare); bin/agent-logbook.js falls back to
 // the sources through tsx whenever src/ is newer than the bundle.
 import { build } from 'esbuild';
@@ -18,7 +18,16 @@ await build({
   platform: 'node',
   format: 'esm',
   target: 'node20',
-  packages: 'external',
+  // Dependencies stay in node_modules, except commander: every command loads it first, and bundled it loads in
+  // ~10 ms instead of ~25 ms (seven CommonJS files resolved and read one by one).
+  plugins: [
+    {
+      name: 'dependencies-external',
+      setup(build) {
+        build.onResolve({ filter: /^[^./]/ }, (args) => (args.path === 'commander' ? undefined : { external: true }));
+      },
+    },
+  ],
   sourcemap: 'linked',
   logLevel: 'warning',
   banner: {

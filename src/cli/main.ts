@@ -1,30 +1,29 @@
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { collect, type CollectReport } from '../collect/collect.ts';
-import { checkRetention } from '../insights/retention.ts';
-import { formatWarning } from '../util/warnings.ts';
-import { describeError } from '../util/errors.ts';
-import { idToPathSegment, splitSessionKey } from '../model/ids.ts';
+// Only what defining the commands needs is imported here; each command imports its own work when it runs, so
+// `--help`, `search` or `collect` do not load the site build, the sanitizer or the MCP SDK.
+import type { CollectReport } from '../collect/collect.ts';
 import { SOURCE_IDS } from '../model/message.ts';
-import os from 'node:os';
-import { buildSite, type SiteBuildResult } from './build-site.ts';
-import { buildProgress } from './progress.ts';
-import { readFileSync } from 'node:fs';
-import { isDayWord, isMonthWord, isWeekWord } from '../report/period.ts';
+import { isDayWord, isMonthWord, isWeekWord } from '../stats/calendar-words.ts';
+import { idToPathSegment, splitSessionKey } from '../model/ids.ts';
+import { describeError } from '../util/errors.ts';
+import { buildSite, PACKAGE_ROOT, siteAndBase, type SiteBuildResult } from './build-site.ts';
+import { ProgressWriter, siteBuildProgress } from './progress.ts';
 import {
   addCalendarOptions,
   addSourceOptions,
   parseDay,
   parseTimeZone,
-  UsageError,
-  type CalendarFlags,
-  displayPath,
+  relativeIfInside,
   rememberSettings,
   resolveSettings,
+  UsageError,
+  type CalendarFlags,
   type ResolvedSources,
   type SourceFlags,
 } from './options.ts';
-import { PACKAGE_ROOT, siteAndBase } from './build-site.ts';
 
 interface BuildFlags {
   out?: string;
@@ -63,8 +62,6 @@ const defaultIo = (): CliIo => ({
   stderr: (t) => process.stderr.write(t),
   isTTY: process.stderr.isTTY === true,
 });
-
-const MAX_WARNINGS_SHOWN = 20;
 
 const EXIT_CODES = `
 Exit codes:
@@ -131,12 +128,17 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
     program.command('collect').description('read every source (read-only) and update the data directory'),
   )
     .option('-v, --verbose', 'list every warning')
-    .action(async (flags: SourceFlags & { verbose?: boolean }) => {
+    .option('-q, --quiet', 'print only warnings and errors')
+    .action(async (flags: SourceFlags & { verbose?: boolean; quiet?: boolean }) => {
+      const started = Date.now();
       const settings = resolveSettings(flags, io);
-      await runCollect(settings, io, flags.verbose);
+      const quiet = flags.quiet === true;
+      const progress = new ProgressWriter(io.stderr, { tty: io.isTTY === true, quiet });
+      const collected = await runCollect(settings, io, { verbose: flags.verbose, quiet, progress });
       await rememberSettings(settings);
-      const { updateSearchIndexAfterCollect } = await import('../search/cli.ts');
-      await updateSearchIndexAfterCollect(settings.dataDir, io.stderr);
+      const { updateSearchIndexAfterCollect } = await import('../search/sync.ts');
+      await updateSearchIndexAfterCollect(settings.dataDir, quiet ? () => {} : io.stderr);
+      if (!quiet) io.stderr(`${collectSummary(collected, Date.now() - started)}.\n`);
     });
 
   addCalendarOptions(addSourceOptions(program.command('build').description('collect, then build the static site')))
@@ -155,7 +157,8 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
       // Sharing loads the sanitizer (jsdom): only when asked for, so a plain build starts fast.
       const sharing = flags.share ? await import('./share.ts') : undefined;
       const omit = sharing?.parseOmit(flags.omit) ?? [];
-      const collected = await runCollect(resolved, io, flags.verbose, flags.quiet);
+      const progress = new ProgressWriter(io.stderr, { tty: io.isTTY === true, quiet: flags.quiet === true });
+      const collected = await runCollect(resolved, io, { verbose: flags.verbose, quiet: flags.quiet, progress });
       const share = sharing
         ? await sharing.shareSettingsFor(resolved.dataDir, os.homedir(), { sessions: splitList(flags.sessions), omit })
         : undefined;
@@ -164,7 +167,6 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
         ? path.resolve(io.cwd, flags.out ?? 'dist')
         : (resolved.out ?? path.resolve(io.cwd, 'dist'));
       const started = Date.now();
-      const progress = buildProgress(io.stderr, { tty: io.isTTY === true, quiet: flags.quiet === true });
       const result = await buildSite({
         dataDir: resolved.dataDir,
         outDir,
@@ -177,8 +179,8 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
         share,
         verbose: flags.verbose,
         full: flags.full,
-        onProgress: progress.onProgress,
-      }).finally(progress.done);
+        onProgress: siteBuildProgress(progress),
+      }).finally(() => progress.clear());
       if (!flags.share) await rememberSettings({ ...resolved, out: outDir }, { calendar: true, out: true });
       if (flags.quiet) return;
       const seconds = ((Date.now() - started) / 1000).toFixed(1);
@@ -200,6 +202,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
     .option('--owner <name>', "whose sessions these are, a column in both tables (default: the user's login name)")
     .option('--share', 'redact secrets and anonymize home paths, user, host and e-mails, as build --share does')
     .option('--no-collect', 'export the data directory as it is, without reading the sources')
+    .option('-q, --quiet', 'print only warnings and errors')
     .action(
       async (
         flags: SourceFlags & {
@@ -208,13 +211,15 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
           owner?: string;
           share?: boolean;
           collect: boolean;
+          quiet?: boolean;
         },
       ) => {
         const resolved = resolveSettings(flags, io);
-        if (flags.collect) await runCollect(resolved, io, false);
+        if (flags.collect) await runCollect(resolved, io, { quiet: flags.quiet });
         const { runExport } = await import('../export/run.ts');
         const outDir = path.resolve(io.cwd, flags.out);
         const result = await runExport({ ...flags, dataDir: resolved.dataDir, outDir });
+        if (flags.quiet) return;
         io.stderr(
           `Export: ${result.sessions} sessions, ${result.messages} messages in ${result.files.map((f) => relativeIfInside(io.cwd, f)).join(', ')}${flags.share ? ' (redacted)' : ''}.\n`,
         );
@@ -232,12 +237,16 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
     .option('--out <file>', 'the file to write (default: <source>-<id>.html)')
     .option('--omit <parts>', 'leave out thinking, tool-output and/or tool-input (comma-separated)')
     .option('--no-collect', 'share from the data directory as it is, without reading the sources')
+    .option('-q, --quiet', 'print only warnings and errors')
     .action(
-      async (key: string, flags: SourceFlags & CalendarFlags & { out?: string; omit?: string; collect: boolean }) => {
+      async (
+        key: string,
+        flags: SourceFlags & CalendarFlags & { out?: string; omit?: string; collect: boolean; quiet?: boolean },
+      ) => {
         const { parseOmit, shareSettingsFor, shareToFile } = await import('./share.ts');
         const omit = parseOmit(flags.omit);
         const resolved = resolveSettings(flags, io);
-        if (flags.collect) await runCollect(resolved, io, false);
+        if (flags.collect) await runCollect(resolved, io, { quiet: flags.quiet });
         const settings = await shareSettingsFor(resolved.dataDir, os.homedir(), {
           sessions: [key],
           omit,
@@ -253,6 +262,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
           timeZone: resolved.timeZone,
           settings,
         });
+        if (flags.quiet) return;
         io.stderr(
           `Shared ${chosen}: ${relativeIfInside(io.cwd, outFile)} (${Math.ceil(bytes / 1024)} KB; secrets redacted, ` +
             `paths anonymized${omit.length ? `, without ${omit.join(', ')}` : ''}).\n`,
@@ -274,6 +284,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
     .option('--until <day>', 'up to this day, with --since (default: today)', dayWord)
     .addOption(new Option('--format <format>', 'output format').choices(['md', 'json']).default('md'))
     .option('--no-collect', 'report from the data directory as it is, without reading the sources')
+    .option('-q, --quiet', 'print only the report, warnings and errors')
     .action(
       async (
         flags: SourceFlags &
@@ -285,6 +296,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
             until?: string;
             format: 'md' | 'json';
             collect: boolean;
+            quiet?: boolean;
           },
       ) => {
         const chosen = [flags.day, flags.week, flags.month, flags.since ?? flags.until].filter(Boolean).length;
@@ -293,7 +305,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
         }
         if (flags.until && !flags.since) throw new UsageError('--until goes with --since');
         const settings = resolveSettings(flags, io);
-        if (flags.collect) await runCollect(settings, io, false);
+        if (flags.collect) await runCollect(settings, io, { quiet: flags.quiet });
         const { printReport } = await import('./report.ts');
         const { resolvePeriod } = await import('../report/period.ts');
         const period = resolvePeriod(flags, new Date(), settings.timeZone, settings.weekStart);
@@ -363,6 +375,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
       ),
     )
     .option('--no-collect', 'search the data directory as it is, without reading the sources')
+    .option('-q, --quiet', 'print only the hits, warnings and errors')
     .action(
       async (
         words: string[],
@@ -375,6 +388,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
           json?: boolean;
           tz?: string;
           collect: boolean;
+          quiet?: boolean;
         },
       ) => {
         if (flags.source && !(SOURCE_IDS as readonly string[]).includes(flags.source))
@@ -382,7 +396,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
         const query = words.join(' ');
         if (!query.trim()) throw new UsageError('search needs a word to look for');
         const resolved = resolveSettings(flags, io);
-        if (flags.collect) await runCollect(resolved, io, false);
+        if (flags.collect) await runCollect(resolved, io, { quiet: flags.quiet });
         const { runSearch } = await import('../search/cli.ts');
         await runSearch(
           { ...flags, query, json: flags.json === true, dataDir: resolved.dataDir, timeZone: resolved.timeZone },
@@ -430,7 +444,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
           stopSignal: stop.signal,
           rebuild: async () => {
             const started = Date.now();
-            const collected = await runCollect(resolved, io, flags.verbose, true);
+            const collected = await runCollect(resolved, io, { verbose: flags.verbose, quiet: true });
             const built = await buildSite({
               dataDir: resolved.dataDir,
               outDir,
@@ -495,55 +509,9 @@ function commandPath(argv: string[], program: Command): string {
   return name ? `${name} ` : '';
 }
 
-function relativeIfInside(base: string, p: string): string {
-  const rel = path.relative(base, p);
-  return rel === '' ? '.' : rel.startsWith('..') || path.isAbsolute(rel) ? p : rel;
-}
-
-async function runCollect(
-  resolved: ResolvedSources,
-  io: CliIo,
-  verbose = false,
-  quiet = false,
-): Promise<CollectReport> {
-  const shown = (p: string) => (resolved.explicitHome ? relativeIfInside(io.cwd, p) : displayPath(p, resolved.home));
-  const report = await collect({
-    home: resolved.home,
-    env: io.env,
-    dataDir: resolved.dataDir,
-    sourceOptions: resolved.sourceOptions,
-    onWait: (message) => io.stderr(`${message}\n`),
-  });
-  for (const source of quiet ? [] : report.sources) {
-    if (source.found.length === 0) {
-      if (source.looked.length === 0) continue; // a source only read when asked for (--messages-dir)
-      io.stderr(`${source.label}: not found (looked in ${source.looked.map(shown).join(', ')})\n`);
-      continue;
-    }
-    const resumed = source.resumed ? ` (${source.resumed} only their new lines)` : '';
-    const parts = [
-      `${source.sessions} sessions${source.unchanged ? ` read${resumed}, ${source.unchanged} unchanged` : resumed}`,
-    ];
-    if (source.prompts > 0) parts.push(`${source.prompts} history prompts`);
-    if (source.warnings > 0) parts.push(`${source.warnings} warnings`);
-    io.stderr(`${source.label}: ${source.found.map(shown).join(', ')}: ${parts.join(', ')}\n`);
-  }
-  const shownWarnings = verbose ? report.warnings : report.warnings.slice(0, MAX_WARNINGS_SHOWN);
-  for (const w of shownWarnings) io.stderr(`  warning: ${formatWarning({ ...w, file: shown(w.file) })}\n`);
-  if (shownWarnings.length < report.warnings.length) {
-    io.stderr(`  … ${report.warnings.length - shownWarnings.length} more warnings (--verbose lists all)\n`);
-  }
-  const archived =
-    report.archivedOnly > 0 ? ` (${report.archivedOnly} kept from the archive, their source files are gone)` : '';
-  if (!quiet) io.stderr(`Data: ${shown(resolved.dataDir)}: ${report.totalSessions} sessions${archived}.\n`);
-  // Retention (src/insights/): what each assistant keeps, for the home page, and gaps in collecting.
-  for (const line of await checkRetention({ ...resolved, env: io.env })) io.stderr(`Retention: ${line}\n`);
-  if (report.totalSessions === 0 && !quiet) {
-    io.stderr(
-      'No conversations found yet. To see what the site looks like: npx agent-logbook build --home fixtures/home\n',
-    );
-  }
-  return report;
+async function runCollect(...args: Parameters<typeof import('./run-collect.ts').runCollect>): Promise<CollectReport> {
+  const { runCollect } = await import('./run-collect.ts');
+  return runCollect(...args);
 }
 
 function parseSeconds(value: string): number {
@@ -571,6 +539,14 @@ function stopOnInterrupt(): { signal: Promise<void>; dispose(): void } {
       process.off('SIGTERM', onSignal);
     },
   };
+}
+
+/** One line on what a collect changed: `Collected in 1.2s: 3 sessions new, 1 updated, 355 unchanged`. */
+function collectSummary(collected: CollectReport, ms: number): string {
+  const added = collected.sources.reduce((n, s) => n + s.added, 0);
+  const read = collected.sources.reduce((n, s) => n + s.sessions, 0);
+  const unchanged = collected.sources.reduce((n, s) => n + s.unchanged, 0);
+  return `Collected in ${(ms / 1000).toFixed(1)}s: ${added} sessions new, ${read - added} updated, ${unchanged} unchanged`;
 }
 
 /** One line on what a collect and build changed. */

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { isDay, isWeek, type WeekStart } from '../stats/calendar.ts';
+import { isDay, isWeek, type WeekStart } from '../stats/calendar-words.ts';
 import { expandHome, writeFileAtomic } from '../util/fs.ts';
 
 /** Options every command that reads sources shares. */
@@ -152,7 +152,7 @@ export function resolveSettings(flags: SettingsFlags, io: { cwd: string; env: No
     throw new UsageError(`${dataConfigFile}: "data" can only be set in a file given with --config`);
   }
   const rememberedFile = path.join(dataDir, REMEMBERED_FILE);
-  const remembered = readSettingsFile(rememberedFile, false);
+  const remembered = readSettingsFile(rememberedFile, false, false);
 
   // Sources: this command's flags, else the config file's, else the remembered ones; never a mix.
   const flagSources = SOURCE_KEYS.some((k) => flags[k] !== undefined);
@@ -181,7 +181,13 @@ export function resolveSettings(flags: SettingsFlags, io: { cwd: string; env: No
         : memory !== undefined
           ? { value: memory, origin: 'remembered' as const }
           : { value: fallback, origin: 'default' as const };
-  const timeZone = choose(flags.tz, fileSettings?.tz, remembered?.tz, systemTimeZone());
+  // The system zone, and checking a remembered one, start ICU (~40 ms): only commands that show days pay it.
+  const timeZone = choose<string | undefined>(flags.tz, fileSettings?.tz, remembered?.tz, undefined);
+  let zone: string | undefined;
+  const resolveZone = (): string => {
+    if (timeZone.origin === 'remembered') checkZoneIn(rememberedFile, timeZone.value!);
+    return timeZone.value ?? systemTimeZone();
+  };
   const weekStart = choose<WeekStart>(flags.weekStart, fileSettings?.weekStart, remembered?.weekStart, 'monday');
   const siteUrl = choose<string | undefined>(
     flags.siteUrl === undefined ? undefined : parseSiteUrl(flags.siteUrl),
@@ -197,7 +203,7 @@ export function resolveSettings(flags: SettingsFlags, io: { cwd: string; env: No
         ? resolveIn(rememberedFile, remembered.out)
         : undefined;
 
-  return {
+  const settings: Settings = {
     home,
     explicitHome,
     dataDir,
@@ -209,13 +215,16 @@ export function resolveSettings(flags: SettingsFlags, io: { cwd: string; env: No
       amazonqJson: list(sources.values.amazonqJson),
       messagesDir: list(sources.values.messagesDir),
     },
-    timeZone: timeZone.value,
+    get timeZone() {
+      return (zone ??= resolveZone());
+    },
     weekStart: weekStart.value,
     siteUrl: siteUrl.value,
     out,
     configFile,
     origin: { timeZone: timeZone.origin, weekStart: weekStart.origin, siteUrl: siteUrl.origin },
   };
+  return settings;
 }
 
 /**
@@ -228,7 +237,7 @@ export async function rememberSettings(
   used: { calendar?: boolean; out?: boolean } = {},
 ): Promise<void> {
   const file = path.join(settings.dataDir, REMEMBERED_FILE);
-  const before = readSettingsFile(file, false) ?? {};
+  const before = readSettingsFile(file, false, false) ?? {};
   const next: SettingsFile = { ...before };
   if (used.calendar) {
     next.tz = settings.timeZone;
@@ -243,14 +252,16 @@ export async function rememberSettings(
     const value = settings.sourceOptions[key];
     if (Array.isArray(value) && value.length > 0) next[key] = value;
   }
-  await writeFileAtomic(file, `${JSON.stringify(next, null, 2)}\n`);
+  const text = `${JSON.stringify(next, null, 2)}\n`;
+  if (text !== `${JSON.stringify(before, null, 2)}\n`) await writeFileAtomic(file, text);
 }
 
 function resolveIn(file: string, p: string): string {
   return path.resolve(path.dirname(file), p);
 }
 
-function readSettingsFile(file: string, required: boolean): SettingsFile | undefined {
+/** Reads a settings file; `checkZone: false` leaves its time zone to be checked when it is used. */
+function readSettingsFile(file: string, required: boolean, checkZone = true): SettingsFile | undefined {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -289,12 +300,20 @@ function readSettingsFile(file: string, required: boolean): SettingsFile | undef
       throw new UsageError(`${file}: ${(error as Error).message}`);
     }
   };
-  if (settings.tz !== undefined) inFile(() => parseTimeZone(settings.tz as string));
+  if (settings.tz !== undefined && checkZone) checkZoneIn(file, settings.tz as string);
   if (settings.weekStart !== undefined && settings.weekStart !== 'monday' && settings.weekStart !== 'sunday') {
     throw new UsageError(`${file}: "weekStart" must be "monday" or "sunday"`);
   }
   if (settings.siteUrl !== undefined) inFile(() => (settings.siteUrl = parseSiteUrl(settings.siteUrl as string)));
   return settings as SettingsFile;
+}
+
+function checkZoneIn(file: string, zone: string): void {
+  try {
+    parseTimeZone(zone);
+  } catch (error) {
+    throw new UsageError(`${file}: ${(error as Error).message}`);
+  }
 }
 
 /** Whether a data directory or config exists there (for messages). */
@@ -338,6 +357,12 @@ export function displayPath(p: string, home: string): string {
   if (rel === '') return '~';
   if (!rel.startsWith('..') && !path.isAbsolute(rel)) return `~/${rel}`;
   return p;
+}
+
+/** `p` relative to `base` when it is inside it, else as it is (for messages). */
+export function relativeIfInside(base: string, p: string): string {
+  const rel = path.relative(base, p);
+  return rel === '' ? '.' : rel.startsWith('..') || path.isAbsolute(rel) ? p : rel;
 }
 
 /** A usage mistake found after parsing (exit code 2, like commander's own). */

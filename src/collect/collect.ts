@@ -4,7 +4,7 @@ import type { HistoryPrompt, SessionSummary } from '../model/session.ts';
 import { SOURCES } from '../sources/index.ts';
 import type { Source, SourceContext } from '../sources/source.ts';
 import type { CollectWarning } from '../util/warnings.ts';
-import { DataDir } from './data-dir.ts';
+import { DataDir, indexEntry } from './data-dir.ts';
 import { lockDataDir } from './lock.ts';
 import { recoverArchive } from './recover.ts';
 import { summarize } from './summarize.ts';
@@ -22,6 +22,18 @@ export interface CollectOptions {
   onWait?: (message: string) => void;
   /** How long to wait for another collect (default lock.ts DEFAULT_LOCK_WAIT_MS). */
   lockWaitMs?: number;
+  /** Told as a source reads: the files it reads in this run (new or changed ones) and how many are done. */
+  onProgress?: (progress: CollectProgress) => void;
+}
+
+export interface CollectProgress {
+  source: SourceId;
+  label: string;
+  /** Files read (whole or from where the last run stopped), of those to read. */
+  done: number;
+  total: number;
+  /** Their sizes. */
+  bytes: { done: number; total: number };
 }
 
 export interface SourceReport {
@@ -31,6 +43,8 @@ export interface SourceReport {
   found: string[];
   /** Sessions read (new or changed) in this run. */
   sessions: number;
+  /** Of the sessions read, those the archive did not hold before. */
+  added: number;
   /** Sessions whose files had not changed: kept from the archive without reading. */
   unchanged: number;
   /** Of the sessions read, those whose files only grew: read from where the last run stopped. */
@@ -46,6 +60,9 @@ export interface CollectReport {
   /** Sessions kept from the archive whose source files are gone. */
   archivedOnly: number;
   warnings: CollectWarning[];
+  /** What the archive holds after this run, for checks that follow a collect (retention) without reading it
+   * again: its session keys, and the merged prompt history of each source read. */
+  archive: { sessionIds: ReadonlySet<string>; prompts: Partial<Record<SourceId, readonly HistoryPrompt[]>> };
 }
 
 export async function collect(options: CollectOptions): Promise<CollectReport> {
@@ -83,6 +100,7 @@ async function collectLocked(data: DataDir, options: CollectOptions): Promise<Co
   const reports: SourceReport[] = [];
   /** Sessions a source produced in this run; every other archived session is gone from its source. */
   const seen = new Set<string>();
+  const promptsBySource: Partial<Record<SourceId, HistoryPrompt[]>> = {};
   const unavailable = new Set<string>();
   const stamps = new Map<string, string>();
   const stampsOf = (files: string[]) =>
@@ -95,21 +113,42 @@ async function collectLocked(data: DataDir, options: CollectOptions): Promise<Co
     const before = current.get(summary.id)?.body;
     if (before && before !== summary.body) movedBodies.add(before);
     written.set(summary.id, summary);
-    current.set(summary.id, summary);
+    current.set(summary.id, indexEntry(summary));
   };
   /** file → archived sessions read from it */
   const sessionsByFile = new Map<string, string[]>();
   for (const entry of previous.values()) {
-    for (const file of entry.files) sessionsByFile.set(file, [...(sessionsByFile.get(file) ?? []), entry.id]);
+    for (const file of entry.files) {
+      const owners = sessionsByFile.get(file);
+      if (owners) owners.push(entry.id);
+      else sessionsByFile.set(file, [entry.id]);
+    }
   }
+  const archivedKeys: ReadonlySet<string> = new Set(previous.keys());
 
   for (const source of options.sources ?? SOURCES) {
+    const prefix = `${source.id}/`;
     let sourceWarnings = 0;
+    // A source notes each file's stamp just before reading it, so the stamped files are the ones to read.
+    const toRead = new Map<string, number>();
+    const read = new Set<string>();
+    const progress = { source: source.id, label: source.label, done: 0, total: 0, bytes: { done: 0, total: 0 } };
+    const readFiles = (files: string[]) => {
+      const before = progress.done;
+      for (const file of files) {
+        const bytes = toRead.get(file);
+        if (bytes === undefined || read.has(file)) continue;
+        read.add(file);
+        progress.done += 1;
+        progress.bytes.done += bytes;
+      }
+      if (progress.done > before) options.onProgress?.(progress);
+    };
     const ctx: SourceContext = {
       home: options.home,
       env: options.env,
       options: options.sourceOptions,
-      archived: new Set(previous.keys()),
+      archived: archivedKeys,
       unavailable: (file) => unavailable.add(file),
       prepare: {
         dataDir: options.dataDir,
@@ -122,22 +161,37 @@ async function collectLocked(data: DataDir, options: CollectOptions): Promise<Co
       },
       stamp: async (file) => {
         const stamp = fileStamp(file);
-        if (stamp) stamps.set(file, stamp);
+        if (!stamp) return;
+        stamps.set(file, stamp);
+        if (toRead.has(file)) return;
+        const bytes = Number(stamp.slice(0, stamp.indexOf(':')));
+        toRead.set(file, bytes);
+        progress.total += 1;
+        progress.bytes.total += bytes;
+        options.onProgress?.(progress);
       },
-      unchanged: async (files) => {
-        const ids = [...new Set(files.flatMap((f) => sessionsByFile.get(f) ?? []))].filter((id) =>
-          id.startsWith(`${source.id}/`),
-        );
-        if (ids.length === 0) return undefined;
-        const covered = new Set(ids.flatMap((id) => previous.get(id)!.files));
-        if (covered.size !== files.length || !files.every((f) => covered.has(f))) return undefined;
+      // Called once per session of a warm collect (thousands): plain loops, no intermediate arrays.
+      unchanged: (files) => {
+        const wanted = new Set(files);
+        if (wanted.size !== files.length) return undefined;
+        // The archived sessions read from exactly these files: every file is one's, and theirs are no others.
+        const ids = new Set<string>();
+        for (const file of files) {
+          let owned = false;
+          for (const id of sessionsByFile.get(file) ?? []) {
+            if (!id.startsWith(prefix)) continue;
+            ids.add(id);
+            owned = true;
+          }
+          if (!owned) return undefined;
+        }
         for (const id of ids) {
-          const recorded = previous.get(id)!.fileStamps ?? {};
-          for (const file of previous.get(id)!.files) {
-            if (!recorded[file] || recorded[file] !== fileStamp(file)) return undefined;
+          const { files: recordedFiles, stamps } = previous.get(id)!;
+          for (const [i, file] of recordedFiles.entries()) {
+            if (!wanted.has(file) || !stamps[i] || stamps[i] !== fileStamp(file)) return undefined;
           }
         }
-        return ids.map((id) => id.slice(source.id.length + 1));
+        return [...ids].map((id) => id.slice(prefix.length));
       },
       loadArchived: async (sessionId) => {
         const summary = previous.get(`${source.id}/${sessionId}`);
@@ -162,6 +216,7 @@ async function collectLocked(data: DataDir, options: CollectOptions): Promise<Co
       label: source.label,
       ...location,
       sessions: 0,
+      added: 0,
       unchanged: 0,
       resumed: 0,
       prompts: 0,
@@ -189,14 +244,17 @@ async function collectLocked(data: DataDir, options: CollectOptions): Promise<Co
         if (item.kind === 'prepared') {
           // Read, summarized and written by a worker thread (see SourceContext.prepared).
           const id = item.summary.id;
+          readFiles(item.summary.files);
           if (!item.partial || !hadMainTranscript(previous.get(id))) seen.add(id);
           if (!item.written) continue;
           record(item.summary);
           report.sessions += 1;
+          if (!previous.has(id)) report.added += 1;
           if (item.resumed) report.resumed += 1;
           continue;
         }
         const id = `${source.id}/${item.session.sessionId}`;
+        readFiles(item.session.files);
         const archived = previous.get(id);
         if (!item.session.partial || !hadMainTranscript(archived)) seen.add(id);
         if (item.session.partial && hadMainTranscript(archived)) continue; // the archive has the full session; keep it
@@ -205,14 +263,19 @@ async function collectLocked(data: DataDir, options: CollectOptions): Promise<Co
         await data.writeBody({ summary, session: item.session });
         record(summary);
         report.sessions += 1;
+        if (!archived) report.added += 1;
       }
     }
+    const merged = [...prompts.values()];
+    promptsBySource[source.id] = merged;
     if (promptsChanged) {
       await data.writePrompts(
         source.id,
-        [...prompts.values()].sort((a, b) => a.timestamp.localeCompare(b.timestamp)),
+        merged.sort((a, b) => a.timestamp.localeCompare(b.timestamp)),
       );
     }
+    // Files that yielded no session (unreadable, nothing in them) are done too: the phase ends here.
+    if (progress.done < progress.total) readFiles([...toRead.keys()]);
     report.warnings = sourceWarnings;
     reports.push(report);
   }
@@ -233,7 +296,13 @@ async function collectLocked(data: DataDir, options: CollectOptions): Promise<Co
     const referenced = new Set([...current.values()].map((e) => e.body));
     for (const body of movedBodies) if (!referenced.has(body)) await data.removeBody(body);
   }
-  return { sources: reports, totalSessions: current.size, archivedOnly, warnings };
+  return {
+    sources: reports,
+    totalSessions: current.size,
+    archivedOnly,
+    warnings,
+    archive: { sessionIds: new Set(current.keys()), prompts: promptsBySource },
+  };
 }
 
 /** Whether an archived session was read with its main transcript (not only from subagent files): only then
@@ -246,16 +315,18 @@ function promptKey(p: HistoryPrompt): string {
   return `${p.timestamp}\u0000${p.sessionId ?? ''}\u0000${p.text}`;
 }
 
+const MISSING_IS_UNDEFINED = { throwIfNoEntry: false } as const;
+
 /** `size:mtimeMs:inode` of a file (and of its SQLite `-wal`, where changes sit until a checkpoint), or
  * undefined: a file replaced by another (a new inode) is read again even with the same size and mtime. */
 // Synchronous: a warm collect stats thousands of files, and statSync of a cached inode is a few microseconds
 // where a promise round trip through the thread pool is tens.
 function fileStamp(file: string): string | undefined {
-  const stat = statSync(file, { throwIfNoEntry: false });
+  const stat = statSync(file, MISSING_IS_UNDEFINED);
   if (!stat) return undefined;
   let stamp = `${stat.size}:${stat.mtimeMs}:${stat.ino}`;
   if (/\.(sqlite3?|db)$/.test(file)) {
-    const wal = statSync(`${file}-wal`, { throwIfNoEntry: false });
+    const wal = statSync(`${file}-wal`, MISSING_IS_UNDEFINED);
     if (wal) stamp += `:${wal.size}:${wal.mtimeMs}:${wal.ino}`;
   }
   return stamp;

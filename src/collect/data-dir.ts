@@ -49,7 +49,7 @@ export const DATA_FORMAT = 'agent-logbook-data';
 export const DATA_VERSION = 2;
 const READABLE_VERSIONS = [1, 2];
 /** Of cache/collect-index.json: bump it when IndexEntry changes, and older copies are rebuilt. */
-const COLLECT_INDEX_VERSION = 1;
+const COLLECT_INDEX_VERSION = 2;
 
 /** A session body as the rest of the program sees it, whatever its version on disk. */
 export interface SessionBody {
@@ -137,7 +137,8 @@ export class DataDir {
       }
       if (!line) continue; // not in the index on disk: nothing to keep
       lines.push(line);
-      written.push(indexEntry({ ...entry, ...(summary ?? {}), sourcePresent: presence ?? entry.sourcePresent }));
+      const sourcePresent = presence ?? entry.sourcePresent;
+      written.push(summary ? indexEntry({ ...summary, sourcePresent }) : { ...entry, sourcePresent });
     }
     const body = lines.flatMap((line, i) => [Buffer.from(i === 0 ? '[\n' : ',\n'), line]);
     body.push(Buffer.from(lines.length === 0 ? '[]\n' : '\n]\n'));
@@ -246,11 +247,16 @@ export class DataDir {
 }
 
 /** The part of a SessionSummary that collect needs to decide what to read again, and to order the index. */
-export type IndexEntry = Pick<SessionSummary, 'id' | 'startedAt' | 'files' | 'fileStamps' | 'sourcePresent' | 'body'>;
+export interface IndexEntry extends Pick<SessionSummary, 'id' | 'startedAt' | 'files' | 'sourcePresent' | 'body'> {
+  /** The stamp of each of `files` when it was read (SessionSummary.fileStamps), in the same order, null when
+   * none was taken. A list rather than an object keyed by path: parsing thousands of path keys is most of
+   * what a warm collect spends reading this copy. */
+  stamps: (string | null)[];
+}
 
-function indexEntry(summary: IndexEntry): IndexEntry {
+export function indexEntry(summary: SessionSummary): IndexEntry {
   const { id, startedAt, files, fileStamps, sourcePresent, body } = summary;
-  return { id, startedAt, files, fileStamps, sourcePresent, body };
+  return { id, startedAt, files, stamps: files.map((file) => fileStamps?.[file] ?? null), sourcePresent, body };
 }
 
 /** A summary as a line of the index, its id first (see leadingId). */

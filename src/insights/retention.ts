@@ -2,7 +2,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { DataDir } from '../collect/data-dir.ts';
 import type { SourceId } from '../model/message.ts';
-import type { SessionSummary } from '../model/session.ts';
+import type { HistoryPrompt, SessionSummary } from '../model/session.ts';
 import { locateClaude } from '../sources/claude-code/paths.ts';
 import { writeFileAtomic } from '../util/fs.ts';
 
@@ -105,6 +105,8 @@ export async function checkRetention(options: {
   dataDir: string;
   sourceOptions: Record<string, string | string[] | undefined>;
   now?: Date;
+  /** What the collect just before found in the archive (CollectReport.archive); else it is read. */
+  archive?: { sessionIds: ReadonlySet<string>; prompts: Partial<Record<SourceId, readonly HistoryPrompt[]>> };
 }): Promise<string[]> {
   const now = options.now ?? new Date();
   const claude = await readClaudeCleanup(options.home, options.env, options.sourceOptions);
@@ -128,10 +130,9 @@ export async function checkRetention(options: {
   const fix = `run \`agent-logbook collect\` daily (cron, launchd or a shell hook), or raise \`cleanupPeriodDays\` in ${where} (now ${days}${claude.from ? '' : ', the default'})`;
 
   const data = new DataDir(options.dataDir);
-  const archived = new Set((await data.readIndexEntries()).map((e) => e.id));
-  const orphans = (await data.readPrompts('claude-code')).filter(
-    (p) => p.sessionId && !archived.has(`claude-code/${p.sessionId}`),
-  );
+  const archived = options.archive?.sessionIds ?? new Set((await data.readIndexEntries()).map((e) => e.id));
+  const prompts = options.archive?.prompts['claude-code'] ?? (await data.readPrompts('claude-code'));
+  const orphans = prompts.filter((p) => p.sessionId && !archived.has(`claude-code/${p.sessionId}`));
   const lost = new Set(orphans.map((p) => p.sessionId));
   if (lost.size > 0) {
     const times = orphans.map((p) => p.timestamp).sort();

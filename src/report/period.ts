@@ -1,6 +1,9 @@
-import { addDays, format } from 'date-fns';
+import { addDays } from 'date-fns/addDays';
+import { format } from 'date-fns/format';
 import { TZDate } from '@date-fns/tz';
-import { dayOf, isDay, isWeek, previousWeek, weekOf, type WeekStart } from '../stats/calendar.ts';
+import { dayOf, previousWeek, weekOf, type WeekStart } from '../stats/calendar.ts';
+
+export { DAY_WORDS, isDayWord, isMonthWord, isWeekWord, WEEK_WORDS } from '../stats/calendar-words.ts';
 
 /** What a report covers: a day, a week, or a range of days (a month is a range), named the way people say it. */
 
@@ -19,21 +22,6 @@ export interface PeriodWords {
   /** `today`, `yesterday` or `YYYY-MM-DD`; with `until` (default: today) */
   since?: string;
   until?: string;
-}
-
-export const DAY_WORDS = ['today', 'yesterday'] as const;
-export const WEEK_WORDS = ['this', 'last'] as const;
-
-export function isDayWord(value: string): boolean {
-  return (DAY_WORDS as readonly string[]).includes(value) || isDay(value);
-}
-
-export function isWeekWord(value: string): boolean {
-  return (WEEK_WORDS as readonly string[]).includes(value) || isWeek(value);
-}
-
-export function isMonthWord(value: string): boolean {
-  return (WEEK_WORDS as readonly string[]).includes(value) || /^\d{4}-(0[1-9]|1[0-2])$/.test(value);
 }
 
 function shiftDay(day: string, by: number): string {

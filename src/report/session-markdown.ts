@@ -4,7 +4,7 @@ import { type ThreadPlace, type ViewItem, buildSessionView } from '../site/sessi
 import type { ToolInputView } from '../site/tool-view.ts';
 import { plainTitle } from '../model/title.ts';
 import { tz } from '@date-fns/tz';
-import { format } from 'date-fns';
+import { format } from 'date-fns/format';
 
 /**
  * A session as Markdown (the `.md` beside its page): prompts, answers, tools as diffs, commands and

@@ -1,25 +1,21 @@
-import { existsSync } from 'node:fs';
-import { tz } from '@date-fns/tz';
-import { format } from 'date-fns';
+import { TZDate } from '@date-fns/tz';
 import { searchLogbook, type SearchFilters, type SearchHit } from './query.ts';
-import { searchIndexPath } from './store.ts';
-import { ensureSearchIndex } from './sync.ts';
+import { announceIndexing, ensureSearchIndex } from './sync.ts';
 
 export interface SearchCommand extends SearchFilters {
   dataDir: string;
   query: string;
   json: boolean;
+  /** No word on bringing the index up to date (the hits, or that there are none, still print). */
+  quiet?: boolean;
 }
-
-/** Below this many sessions to read, bringing the index up to date is quick enough to go unannounced. */
-const ANNOUNCE_FROM = 50;
 
 /** `agent-logbook search`: brings the index up to date, then prints one line per hit (or a JSON array). */
 export async function runSearch(
   command: SearchCommand,
   io: { stdout: (t: string) => void; stderr: (t: string) => void },
 ): Promise<void> {
-  await ensureSearchIndex(command.dataDir, { onStart: announce(io.stderr) });
+  await ensureSearchIndex(command.dataDir, { onStart: command.quiet ? undefined : announceIndexing(io.stderr) });
   const hits = await searchLogbook(command.dataDir, command.query, command);
   if (command.json) {
     io.stdout(`${JSON.stringify(hits, null, 2)}\n`);
@@ -32,19 +28,11 @@ export async function runSearch(
   for (const hit of hits) io.stdout(`${hitLine(hit, command.timeZone)}\n`);
 }
 
-/** After a collect: keeps an index that exists up to date (the first search builds it). */
-export async function updateSearchIndexAfterCollect(dataDir: string, stderr: (t: string) => void): Promise<void> {
-  if (existsSync(searchIndexPath(dataDir))) await ensureSearchIndex(dataDir, { onStart: announce(stderr) });
-}
-
-function announce(stderr: (t: string) => void): (sessions: number) => void {
-  return (sessions) => {
-    if (sessions >= ANNOUNCE_FROM) stderr(`Search index: reading ${sessions} new or changed sessions…\n`);
-  };
-}
-
 /** `2026-03-04 11:00  claude-code  日本語  <session id>  answer  …snippet with «match»…  sessions/…#m1` */
 export function hitLine(hit: SearchHit, timeZone: string): string {
-  const time = format(new Date(hit.timestamp), 'yyyy-MM-dd HH:mm', { in: tz(timeZone) });
+  // By hand rather than with date-fns' format, whose locale machinery is most of the command's start-up.
+  const at = new TZDate(Date.parse(hit.timestamp), timeZone);
+  const two = (n: number) => String(n).padStart(2, '0');
+  const time = `${at.getFullYear()}-${two(at.getMonth() + 1)}-${two(at.getDate())} ${two(at.getHours())}:${two(at.getMinutes())}`;
   return [time, hit.source, hit.projectName, hit.sessionId, hit.kind, hit.snippet, hit.route].join('  ');
 }

@@ -23,7 +23,9 @@ export function searchIndexPath(dataDir: string): string {
  *   (`detail=none`, a sixth of the size): `text LIKE '%…%'` finds rows holding every trigram of the term,
  *   then checks the text itself, so any substring of three or more characters matches, in any script;
  * - `messages_cjk`: the one- and two-character CJK n-grams of each row (contentless), for the CJK queries
- *   too short for trigrams.
+ *   too short for trigrams;
+ * - `index_state`: `archive`, the stamp of the archive's `index/sessions.json` the index was last brought up
+ *   to date with (see ensureSearchIndex).
  */
 export function openSearchDb(dataDir: string, options: { readonly?: boolean } = {}): Database.Database {
   const file = searchIndexPath(dataDir);
@@ -78,6 +80,8 @@ export function openSearchDb(dataDir: string, options: { readonly?: boolean } = 
     `);
     db.pragma(`user_version = ${SEARCH_SCHEMA_VERSION}`);
   }
+  // Added after version 3 came out: created here rather than by a new version, which would rebuild every index.
+  db.exec('CREATE TABLE IF NOT EXISTS index_state (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
   return db;
 }
 

@@ -8,7 +8,7 @@ import type { Session, SessionSummary } from '../model/session.ts';
 import { readJsonFile } from '../util/fs.ts';
 import { cjkGrams, hasCjk } from './cjk.ts';
 import { searchableTexts } from './extract.ts';
-import { openSearchDb, rowIdFor, ROWS_PER_SECOND, SHORT_GRAM } from './store.ts';
+import { openSearchDb, rowIdFor, ROWS_PER_SECOND, SHORT_GRAM, searchIndexPath } from './store.ts';
 
 /** How long one write transaction may run while the index is brought up to date. */
 const BATCH_MS = 3000;
@@ -34,18 +34,41 @@ export function assertDataDir(dataDir: string): void {
   }
 }
 
+/** Below this many sessions to read, bringing the index up to date is quick enough to go unannounced. */
+const ANNOUNCE_FROM = 50;
+
+/** For EnsureOptions.onStart: a line on stderr when many sessions are to be read. */
+export function announceIndexing(stderr: (text: string) => void): (sessions: number) => void {
+  return (sessions) => {
+    if (sessions >= ANNOUNCE_FROM) stderr(`Search index: reading ${sessions} new or changed sessions…\n`);
+  };
+}
+
+/** After a collect: keeps an index that exists up to date (the first search builds it). */
+export async function updateSearchIndexAfterCollect(dataDir: string, stderr: (t: string) => void): Promise<void> {
+  if (existsSync(searchIndexPath(dataDir))) await ensureSearchIndex(dataDir, { onStart: announceIndexing(stderr) });
+}
+
 /**
  * Brings the search index of a data directory up to date and returns what it did: sessions whose body header
  * changed since they were indexed (collect rewrites the header of every session it writes) are read again,
  * sessions gone from the archive are dropped, the rest is not touched. So whoever wrote the archive, and
- * whenever, a search sees it as it is; after a collect that changed nothing this is one stat per session.
+ * whenever, a search sees it as it is. The index also keeps the stamp of the archive's summaries file
+ * (`index/sessions.json`) it was last brought up to date with: a collect that writes any session writes that
+ * file too, so while it is unchanged nothing is read or stat'ed but that one file.
  * The index is created on first use, and rebuilt when it is of an older schema.
  */
 export async function ensureSearchIndex(dataDir: string, options: EnsureOptions = {}): Promise<SearchIndexUpdate> {
   assertDataDir(dataDir);
-  const entries = await new DataDir(dataDir).readIndexEntries();
+  // Taken before the summaries are read: a collect writing meanwhile leaves a stamp that differs next time.
+  const archive = archiveStamp(dataDir);
   const db = openSearchDb(dataDir);
   try {
+    const countSessions = () => (db.prepare('SELECT count(*) AS n FROM sessions').get() as { n: number }).n;
+    const getStamp = db.prepare("SELECT value FROM index_state WHERE key = 'archive'").pluck();
+    if (archive !== undefined && getStamp.get() === archive)
+      return { indexed: 0, removed: 0, sessions: countSessions() };
+    const entries = await new DataDir(dataDir).readIndexEntries();
     const indexed = new Map(
       (db.prepare('SELECT id, key, stamp FROM sessions').all() as { id: number; key: string; stamp: string }[]).map(
         (r) => [r.key, r],
@@ -91,8 +114,10 @@ export async function ensureSearchIndex(dataDir: string, options: EnsureOptions 
       if (db.inTransaction) db.exec('ROLLBACK');
       throw error;
     }
-    const sessions = (db.prepare('SELECT count(*) AS n FROM sessions').get() as { n: number }).n;
-    return { indexed: stale.length, removed, sessions };
+    if (archive !== undefined) {
+      db.prepare("INSERT OR REPLACE INTO index_state (key, value) VALUES ('archive', ?)").run(archive);
+    }
+    return { indexed: stale.length, removed, sessions: countSessions() };
   } finally {
     db.close();
   }
@@ -100,7 +125,15 @@ export async function ensureSearchIndex(dataDir: string, options: EnsureOptions 
 
 /** The body header's size, mtime and inode: a header written again (new inode) means the session changed. */
 function headerStamp(dataDir: string, body: string): string | undefined {
-  const stat = statSync(path.join(dataDir, body), { throwIfNoEntry: false });
+  return fileStamp(path.join(dataDir, body));
+}
+
+function archiveStamp(dataDir: string): string | undefined {
+  return fileStamp(path.join(dataDir, 'index', 'sessions.json'));
+}
+
+function fileStamp(file: string): string | undefined {
+  const stat = statSync(file, { throwIfNoEntry: false });
   return stat && `${stat.size}:${stat.mtimeMs}:${stat.ino}`;
 }
 

@@ -18,8 +18,8 @@ export interface SourceContext {
   /** Notes a file's size and mtime before it is read, so the next run can tell whether it changed since. */
   stamp?: (file: string) => Promise<void>;
   /** The archived sessions built from exactly these files, when none of the files changed since; else undefined
-   * (read them). */
-  unchanged?: (files: string[]) => Promise<string[] | undefined>;
+   * (read them). Synchronous: a warm collect asks it once per session, thousands of times. */
+  unchanged?: (files: string[]) => string[] | undefined;
   /** What a worker thread needs to write a session to the archive itself (yielding `prepared`). */
   prepare?: PrepareContext;
 }

@@ -1,9 +1,17 @@
 import { TZDate, tz } from '@date-fns/tz';
-import { addDays, addWeeks, format, getISOWeek, getISOWeekYear, getWeek, getWeekYear, parse } from 'date-fns';
+import { addDays } from 'date-fns/addDays';
+import { addWeeks } from 'date-fns/addWeeks';
+import { format } from 'date-fns/format';
+import { getISOWeek } from 'date-fns/getISOWeek';
+import { getISOWeekYear } from 'date-fns/getISOWeekYear';
+import { getWeek } from 'date-fns/getWeek';
+import { getWeekYear } from 'date-fns/getWeekYear';
+import { parse } from 'date-fns/parse';
+import type { WeekStart } from './calendar-words.ts';
+
+export { isDay, isWeek, type WeekStart } from './calendar-words.ts';
 
 /** Calendar keys in a time zone: `YYYY-MM-DD` days and `YYYY-Www` weeks (ISO, or Sunday-start). */
-
-export type WeekStart = 'monday' | 'sunday';
 
 export function dayOf(iso: string, timeZone: string): string {
   return zonedMinute(iso, timeZone).slice(0, 10);
@@ -64,16 +72,4 @@ export function previousWeek(week: string, start: WeekStart = 'monday'): string 
 
 export function weekdayName(day: string): string {
   return format(dayDate(day), 'EEE');
-}
-
-export function isDay(value: string): boolean {
-  return (
-    /^\d{4}-\d\d-\d\d$/.test(value) &&
-    !Number.isNaN(dayDate(value).getTime()) &&
-    format(dayDate(value), 'yyyy-MM-dd') === value
-  );
-}
-
-export function isWeek(value: string): boolean {
-  return /^\d{4}-W\d\d$/.test(value);
 }

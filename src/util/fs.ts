@@ -126,6 +126,12 @@ export interface ListedEntry {
   link?: boolean;
 }
 
+/** Order of names and paths by UTF-16 code units: the same on every machine, and unlike localeCompare it does
+ * not start ICU's collator (~15 ms), which a warm collect would otherwise pay just to sort file names. */
+export function byCodeUnits(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
 /**
  * A directory's entries with symbolic links followed (a broken link is left out with a warning). A directory
  * that exists but cannot be read is reported through `warn` (a missing one is not) and lists as empty.

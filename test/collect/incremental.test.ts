@@ -145,6 +145,50 @@ describe('incremental collect', () => {
     await run(home, data);
     expect(await fileTimes(data)).toEqual(written);
     expect([...written.keys()]).toContain('prompts/codex.json');
+    expect([...written.keys()]).toContain(path.join('cache', 'codex-heads.json'));
+  });
+
+  it("keeps each Codex rollout's head while the file is unchanged, and reads it again when it changed", async () => {
+    const home = await copyFixtureHome();
+    const data = path.join(await tempDir('inc'), 'data');
+    await run(home, data);
+    const cacheFile = path.join(data, 'cache', 'codex-heads.json');
+    type Heads = Record<string, { stamp: string; head: { id: string; cwd?: string; forkedFrom?: string } }>;
+    const heads = async () => (JSON.parse(await fs.readFile(cacheFile, 'utf8')) as { heads: Heads }).heads;
+    const codex = path.join(home, '.codex');
+    const day5 = path.join(codex, 'sessions', '2026', '03', '05');
+    const api = path.join(day5, 'rollout-2026-03-05T08-30-00-019cb1a0-0002-7000-8000-000000000002.jsonl');
+    const fork = path.join(day5, 'rollout-2026-03-05T20-00-00-019cb1a0-0003-7000-8000-000000000003.jsonl');
+    const archived = path.join(
+      codex,
+      'archived_sessions',
+      'rollout-2026-03-06T18-00-00-019cb1a0-0005-7000-8000-000000000005.jsonl',
+    );
+    const first = await heads();
+    expect(Object.keys(first)).toHaveLength(9); // every rollout: .jsonl, .jsonl.zst, .json, archived
+    expect(first[api]!.head).toEqual({ id: '019cb1a0-0002-7000-8000-000000000002', cwd: '/home/alice/work/api' });
+    expect(first[fork]!.head.forkedFrom).toBe('019cb1a0-0001-7000-8000-000000000001');
+
+    // Another thread takes the place of 0002 (a new file renamed over it); 0005 is deleted.
+    const other = (await fs.readFile(api, 'utf8')).replaceAll(
+      '019cb1a0-0002-7000-8000-000000000002',
+      '019cb1a0-0009-7000-8000-000000000009',
+    );
+    await fs.writeFile(`${api}.new`, other);
+    await fs.rename(`${api}.new`, api);
+    await fs.rm(archived);
+    const again = await run(home, data);
+    expect(again.sources.find((s) => s.id === 'codex')!.sessions).toBeGreaterThanOrEqual(1);
+    const second = await heads();
+    expect(second[api]!.head.id).toBe('019cb1a0-0009-7000-8000-000000000009');
+    expect(second[api]!.stamp).not.toBe(first[api]!.stamp);
+    expect(second[archived]).toBeUndefined();
+    expect(second[fork]).toEqual(first[fork]);
+    const summaries = JSON.parse(
+      await fs.readFile(path.join(data, 'index', 'sessions.json'), 'utf8'),
+    ) as SessionSummary[];
+    expect(summaries.find((s) => s.id === 'codex/019cb1a0-0009-7000-8000-000000000009')?.sourcePresent).toBe(true);
+    expect(summaries.find((s) => s.id === 'codex/019cb1a0-0002-7000-8000-000000000002')?.sourcePresent).toBe(false);
   });
 
   it('does not trust its brief copy of the index once the index itself was replaced', async () => {

@@ -34,21 +34,20 @@ async function* readAmazonQ(
   readOptions: ReadDatabaseOptions,
 ): AsyncGenerator<SourceItem> {
   // Re-read only when a database (or export) changed since the archive's copies were made.
-  const unchanged = await ctx.unchanged?.(location.found);
+  const unchanged = ctx.unchanged?.(location.found);
   if (unchanged) {
     yield { kind: 'unchanged', sessionIds: unchanged };
     return;
   }
   const exports = new Set(candidateExports(ctx));
   const rows: ConversationRow[] = [];
+  for (const file of location.found) await ctx.stamp?.(file);
   for (const file of location.found) {
     try {
       if (exports.has(file)) {
-        await ctx.stamp?.(file);
         rows.push(await readExport(file));
         continue;
       }
-      await ctx.stamp?.(file);
       const contents = await readDatabase(file, readOptions);
       if (contents.tables.length === 0) {
         ctx.warn({

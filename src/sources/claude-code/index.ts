@@ -44,19 +44,14 @@ async function* readClaude(location: SourceLocation, ctx: SourceContext): AsyncG
         }
         files.legacyAgents.push(agent);
       }
-      // Asked for all sessions at once: thousands of stat calls overlap instead of queueing one by one.
-      const groups = [...bySession.values()];
-      const verdicts = await Promise.all(
-        groups.map((files) => (files.main ? ctx.unchanged?.(sessionFilePaths(files)) : undefined)),
-      );
-      for (const [i, files] of groups.entries()) {
-        const unchanged = verdicts[i];
-        if (unchanged?.length === 1 && unchanged[0] === files.sessionId) {
-          yield { kind: 'unchanged', sessionIds: unchanged };
-          continue;
-        }
-        toRead.push(files);
+      // One item for the unchanged sessions of a folder: a warm collect hands on thousands of them.
+      const unchanged: string[] = [];
+      for (const files of bySession.values()) {
+        const verdict = files.main ? ctx.unchanged?.(sessionFilePaths(files)) : undefined;
+        if (verdict?.length === 1 && verdict[0] === files.sessionId) unchanged.push(files.sessionId);
+        else toRead.push(files);
       }
+      if (unchanged.length > 0) yield { kind: 'unchanged', sessionIds: unchanged };
     }
     yield* readSessions(toRead, known, ctx);
     for await (const prompt of readHistory(path.join(root, 'history.jsonl'), ctx.warn)) {

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { SourceContext, SourceLocation } from '../source.ts';
-import { expandHome, isDirectory, isFile, listEntries, realDir } from '../../util/fs.ts';
+import { byCodeUnits, expandHome, isDirectory, isFile, listEntries, realDir } from '../../util/fs.ts';
 import type { WarningSink } from '../../util/warnings.ts';
 
 /** Where Claude Code keeps its data (FORMATS.md §1.1). An explicit `--claude-dir` wins; an explicit
@@ -86,12 +86,12 @@ export async function listProjectDir(
         subagents.push({ file: sub.path, agentId: agent[1]!, metaFile });
       }
       if (subagents.length > 0)
-        get(entry.name).subagents.push(...subagents.sort((a, b) => a.file.localeCompare(b.file)));
+        get(entry.name).subagents.push(...subagents.sort((a, b) => byCodeUnits(a.file, b.file)));
     }
   }
   return {
-    sessions: [...sessions.values()].sort((a, b) => a.sessionId.localeCompare(b.sessionId)),
-    legacyAgents: legacyAgents.sort((a, b) => a.file.localeCompare(b.file)),
+    sessions: [...sessions.values()].sort((a, b) => byCodeUnits(a.sessionId, b.sessionId)),
+    legacyAgents: legacyAgents.sort((a, b) => byCodeUnits(a.file, b.file)),
   };
 }
 
@@ -101,7 +101,7 @@ export async function listProjectDirs(root: string, warn?: WarningSink): Promise
   const projects = path.join(root, 'projects');
   const entries = (await listEntries(projects, warn))
     .filter((e) => e.kind === 'directory')
-    .sort((a, b) => a.path.localeCompare(b.path));
+    .sort((a, b) => byCodeUnits(a.path, b.path));
   const projectsReal = entries.length > 0 ? await realDir(projects) : undefined;
   const seen = new Set<string>();
   const dirs: string[] = [];

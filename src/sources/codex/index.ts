@@ -7,6 +7,7 @@ import { isOutOfRangeTime, saneIsoFromMs, TIME_RANGE_TEXT } from '../../util/tim
 import type { WarningSink } from '../../util/warnings.ts';
 import type { Source, SourceContext, SourceItem, SourceLocation } from '../source.ts';
 import { idOf, RolloutNormalizer, type CopySource } from './normalize.ts';
+import { RolloutHeadCache, type RolloutHead } from './head-cache.ts';
 import { listRolloutFiles, locateCodex, type RolloutFile, uuidFromName } from './paths.ts';
 import { readRolloutLines } from './read.ts';
 import { mapLimit } from '../../util/map-limit.ts';
@@ -33,14 +34,10 @@ export const codex: Source = {
 const MAX_JSON_ROLLOUT_BYTES = 256 * 1024 * 1024;
 const HEAD_CHUNK = 64 * 1024;
 
-/** One rollout file and what its first line says about it. */
-interface RolloutNode {
+/** One rollout file and what its first line says about it (`subagent`: set for subagent rollouts, from
+ * `source.subagent`: their kind, name and parent thread). */
+interface RolloutNode extends RolloutHead {
   rollout: RolloutFile;
-  id: string;
-  cwd?: string;
-  forkedFrom?: string;
-  /** Set for subagent rollouts (`source.subagent`): their kind, name and parent thread. */
-  subagent?: { type: string; nickname?: string; parent?: string };
   parent?: RolloutNode;
   children: RolloutNode[];
 }
@@ -56,14 +53,17 @@ async function* readCodex(location: SourceLocation, ctx: SourceContext): AsyncGe
   const nodes: RolloutNode[] = [];
   const byId = new Map<string, RolloutNode>();
   const threadNames = new Map<string, string>();
+  const heads = await RolloutHeadCache.open(ctx.prepare?.dataDir);
   for (const root of location.found) {
-    for (const node of await mapLimit(await listRolloutFiles(root, ctx.warn), HEAD_READS, headOf)) {
-      if (!node || byId.has(node.id)) continue; // the same thread in two places: the first one wins
+    const rollouts = await listRolloutFiles(root, ctx.warn);
+    for (const node of await mapLimit(rollouts, HEAD_READS, (rollout) => headOf(rollout, heads))) {
+      if (byId.has(node.id)) continue; // the same thread in two places: the first one wins
       byId.set(node.id, node);
       nodes.push(node);
     }
     await readSessionIndex(path.join(root, 'session_index.jsonl'), threadNames, ctx.warn);
   }
+  await heads.save();
   for (const node of nodes) {
     const parentId = node.subagent?.parent ?? node.forkedFrom;
     const parent = parentId ? byId.get(parentId) : undefined;
@@ -75,14 +75,19 @@ async function* readCodex(location: SourceLocation, ctx: SourceContext): AsyncGe
   const known = (id: string) => byId.has(id) || ctx.archived.has(`codex/${id}`);
   const reader = new TreeReader(ctx.warn, known, threadNames);
   const cwdById = new Map<string, string>();
+  // Every changed tree is stamped before any is read, so the collector knows how much there is to read.
+  const changed: RolloutNode[] = [];
   for (const root of nodes.filter((n) => !n.parent)) {
     const treeFiles = treeOf(root).map((n) => n.rollout.file);
-    const unchanged = await ctx.unchanged?.(treeFiles);
+    const unchanged = ctx.unchanged?.(treeFiles);
     if (unchanged) {
       yield { kind: 'unchanged', sessionIds: unchanged };
       continue;
     }
     for (const file of treeFiles) await ctx.stamp?.(file);
+    changed.push(root);
+  }
+  for (const root of changed) {
     for (const session of await reader.read(root)) {
       cwdById.set(session.sessionId, session.cwd);
       yield { kind: 'session', session };
@@ -107,7 +112,6 @@ export async function readRolloutFile(
 ): Promise<Session | undefined> {
   const kind = file.endsWith('.zst') ? 'zst' : file.endsWith('.json') ? 'json' : 'jsonl';
   const node = await headOf({ file, kind, nameId: uuidFromName(file), archived: false });
-  if (!node) return undefined;
   const [session] = await new TreeReader(ctx.warn, () => false, threadNames).read(node);
   return session;
 }
@@ -117,30 +121,41 @@ function isAncestor(candidate: RolloutNode, of: RolloutNode): boolean {
   return false;
 }
 
-/** Reads only the first line of a rollout: its id, fork parent and subagent source. */
-async function headOf(rollout: RolloutFile): Promise<RolloutNode | undefined> {
-  const fallback = rollout.nameId ?? path.basename(rollout.file).replace(/\.(jsonl|jsonl\.zst|json)$/, '');
-  const node: RolloutNode = { rollout, id: fallback, children: [] };
-  if (rollout.kind === 'json') return node;
+/** A rollout as a node of its tree, from its head (cached while the file is unchanged, when a cache is given). */
+async function headOf(rollout: RolloutFile, cache?: RolloutHeadCache): Promise<RolloutNode> {
+  const head = cache ? await cache.head(rollout.file, () => readHead(rollout)) : await readHead(rollout);
+  return { ...(head ?? { id: fallbackId(rollout) }), rollout, children: [] };
+}
+
+function fallbackId(rollout: RolloutFile): string {
+  return rollout.nameId ?? path.basename(rollout.file).replace(/\.(jsonl|jsonl\.zst|json)$/, '');
+}
+
+/** Reads only the first line of a rollout: its id, fork parent and subagent source; undefined when unreadable. */
+async function readHead(rollout: RolloutFile): Promise<RolloutHead | undefined> {
+  const fallback = fallbackId(rollout);
+  const head: RolloutHead = { id: fallback };
+  if (rollout.kind === 'json') return head;
   try {
     for await (const { value } of readRolloutLines(rollout.file, { chunkSize: HEAD_CHUNK })) {
       const line = value as RolloutLine & LegacyHeader;
       if (line?.type === 'session_meta' && line.payload && typeof line.payload === 'object') {
         const meta = line.payload as SessionMetaPayload;
-        node.id = idOf(meta) ?? fallback;
-        node.cwd = meta.cwd;
-        if (typeof meta.forked_from_id === 'string' && meta.forked_from_id) node.forkedFrom = meta.forked_from_id;
-        node.subagent = subagentOf(meta);
+        head.id = idOf(meta) ?? fallback;
+        head.cwd = meta.cwd;
+        if (typeof meta.forked_from_id === 'string' && meta.forked_from_id) head.forkedFrom = meta.forked_from_id;
+        head.subagent = subagentOf(meta);
       } else if (line && typeof line === 'object' && line.type === undefined && typeof line.id === 'string') {
-        node.id = idOf({ id: line.id }) ?? fallback;
-        node.cwd = line.cwd;
+        head.id = idOf({ id: line.id }) ?? fallback;
+        head.cwd = line.cwd;
       }
       break;
     }
   } catch {
     // Unreadable: the full read reports it.
+    return undefined;
   }
-  return node;
+  return head;
 }
 
 function subagentOf(meta: SessionMetaPayload): RolloutNode['subagent'] {

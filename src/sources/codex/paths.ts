@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { SourceContext, SourceLocation } from '../source.ts';
-import { expandHome, isDirectory, isFile, listEntries, realDir } from '../../util/fs.ts';
+import { byCodeUnits, expandHome, isDirectory, isFile, listEntries, realDir } from '../../util/fs.ts';
 import type { WarningSink } from '../../util/warnings.ts';
 
 /** Where Codex keeps its data (FORMATS.md §2.1). An explicit `--codex-dir` wins; an explicit
@@ -61,7 +61,7 @@ export async function listRolloutFiles(root: string, warn?: WarningSink): Promis
       if (walked.has(real)) return;
       walked.add(real);
     }
-    const entries = (await listEntries(dir, warn)).sort((a, b) => a.name.localeCompare(b.name));
+    const entries = (await listEntries(dir, warn)).sort((a, b) => byCodeUnits(a.name, b.name));
     const names = new Set(entries.map((e) => e.name));
     for (const entry of entries) {
       if (entry.kind === 'directory') {

@@ -53,12 +53,18 @@ async function* readMessageDirs(location: SourceLocation, ctx: SourceContext): A
       ctx.warn({ file: dir, message: `could not list (${(error as Error).message}); skipped` });
       continue;
     }
+    // Every changed file is stamped before any is read, so the collector knows how much there is to read.
+    const changed: string[] = [];
     for (const file of files) {
-      const unchanged = await ctx.unchanged?.([file]);
+      const unchanged = ctx.unchanged?.([file]);
       if (unchanged) {
         yield { kind: 'unchanged', sessionIds: unchanged };
         continue;
       }
+      await ctx.stamp?.(file);
+      changed.push(file);
+    }
+    for (const file of changed) {
       try {
         const session = await readFile(dir, file, ctx);
         if (session) yield { kind: 'session', session };
@@ -71,7 +77,6 @@ async function* readMessageDirs(location: SourceLocation, ctx: SourceContext): A
 }
 
 async function readFile(dir: string, file: string, ctx: SourceContext) {
-  await ctx.stamp?.(file);
   const stat = await fs.stat(file);
   const n = new MessageListNormalizer(file, ctx.warn);
   if (/\.jsonl$/i.test(file)) {
