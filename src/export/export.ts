@@ -5,8 +5,7 @@ import { sessionsCost } from '../insights/cost.ts';
 import { applyPatch, MAIN_THREAD, type BodyLine, type MessagePatch } from '../model/body.ts';
 import type { NormalizedMessage } from '../model/message.ts';
 import type { Session, SessionSummary } from '../model/session.ts';
-import type { ShareOptions } from '../render/share.ts';
-import { shareSession, shareSummary } from '../render/share.ts';
+import { shareOneMessage, type ShareOptions, shareSummary } from '../render/share.ts';
 import { readJsonl } from '../util/jsonl.ts';
 import { openTable, type Column, type ExportFormat, type Row } from './tables.ts';
 
@@ -196,24 +195,6 @@ async function* bodyMessagesPatched(
   }
 }
 
-/** A one-message session through the share cleaner (the same redaction and anonymization as share builds). */
-function shareMessage(m: NormalizedMessage, options: ShareOptions): NormalizedMessage {
-  const tiny: Session = {
-    source: 'claude-code',
-    sessionId: '',
-    title: '',
-    cwd: '',
-    startedAt: '',
-    endedAt: '',
-    models: [],
-    files: [],
-    messages: [m],
-    subagents: [],
-    warnings: [],
-  };
-  return shareSession(tiny, options).session.messages[0]!;
-}
-
 export async function exportArchive(options: ExportOptions): Promise<ExportResult> {
   const data = new DataDir(options.dataDir);
   const summaries = await data.readSummaries();
@@ -228,7 +209,7 @@ export async function exportArchive(options: ExportOptions): Promise<ExportResul
     for await (const { thread, message } of bodyMessagesPatched(options.dataDir, original.body)) {
       const seq = seqs.get(thread) ?? 0;
       seqs.set(thread, seq + 1);
-      const m = options.share ? shareMessage(message, options.share) : message;
+      const m = options.share ? shareOneMessage(message, options.share) : message;
       await messages.write(messageRow(m, summary, thread, seq, owner));
       messageCount += 1;
     }

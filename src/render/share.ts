@@ -65,6 +65,24 @@ class Cleaner {
   }
 }
 
+/** One message as a share shows it: through shareSession, alone in a session of its own. */
+export function shareOneMessage(message: NormalizedMessage, options: ShareOptions): NormalizedMessage {
+  const carrier: Session = {
+    source: 'claude-code',
+    sessionId: '',
+    title: '',
+    cwd: '',
+    startedAt: '',
+    endedAt: '',
+    models: [],
+    files: [],
+    messages: [message],
+    subagents: [],
+    warnings: [],
+  };
+  return shareSession(carrier, options).session.messages[0]!;
+}
+
 export function shareSession(session: Session, options: ShareOptions): { session: Session; redactions: number } {
   const cleaner = new Cleaner(options);
   const omit = options.omit ?? new Set<OmitPart>();

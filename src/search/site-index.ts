@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { DataDir } from '../collect/data-dir.ts';
+import { writeFileAtomic } from '../util/fs.ts';
 import type { ShareSettings } from '../site/share-mode.ts';
 import { defaultThreads, workerFile, WorkerPool } from '../util/worker-pool.ts';
 import { PageTextCache } from './page-texts.ts';
@@ -136,7 +137,7 @@ export async function writeSiteSearch(options: SiteSearchOptions): Promise<SiteS
       if (!keep.has(name)) await fs.rm(path.join(target, name), { recursive: true, force: true });
     }
     await writeIfChanged(path.join(target, SHARD_LIST), `${JSON.stringify(shards)}\n`);
-    await writeState(stateFile, { version: SITE_INDEX_VERSION, optionsKey, ...plan.state });
+    await writeFileAtomic(stateFile, JSON.stringify({ version: SITE_INDEX_VERSION, optionsKey, ...plan.state }));
     const bytes = shards.reduce((n, name) => n + (plan.state.shards[name]!.bytes ?? 0), 0);
     return { records, read: stale.length, shards: shards.length, written: plan.dirty.size, bytes };
   } finally {
@@ -171,13 +172,6 @@ async function readState(file: string): Promise<SavedState | undefined> {
   } catch {
     return undefined;
   }
-}
-
-async function writeState(file: string, state: SavedState): Promise<void> {
-  await fs.mkdir(path.dirname(file), { recursive: true });
-  const temp = `${file}.tmp-${process.pid}`;
-  await fs.writeFile(temp, JSON.stringify(state));
-  await fs.rename(temp, file);
 }
 
 async function writeIfChanged(file: string, text: string): Promise<void> {

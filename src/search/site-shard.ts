@@ -3,7 +3,6 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { NormalizedMessage } from '../model/message.ts';
-import type { Session } from '../model/session.ts';
 import type { ShareSettings } from '../site/share-mode.ts';
 import { type RecordOptions, sessionRecords, type SiteSession } from './site-records.ts';
 import { TEXT_FILE_EXTENSION } from './site-record.ts';
@@ -102,20 +101,9 @@ export async function writeShard(job: ShardJob): Promise<ShardWritten> {
 
 /** Text as a share build shows it (redacted, anonymized), through the same code as its pages. */
 async function shareCleaner(settings: ShareSettings): Promise<(text: string) => string> {
-  const { shareBody } = await import('../site/share-mode.ts');
-  const carrier: Session = {
-    source: 'claude-code',
-    sessionId: 'search',
-    title: '',
-    cwd: '',
-    startedAt: '',
-    endedAt: '',
-    models: [],
-    files: [],
-    messages: [],
-    subagents: [],
-    warnings: [],
-  };
+  const { shareOptions } = await import('../site/share-mode.ts');
+  const { shareOneMessage } = await import('../render/share.ts');
+  const options = shareOptions(settings);
   return (text) => {
     const message: NormalizedMessage = {
       id: 'search',
@@ -125,6 +113,6 @@ async function shareCleaner(settings: ShareSettings): Promise<(text: string) => 
       segments: [{ channel: 'input', type: 'text', format: 'text', text }],
       raw: { event_type: 'search', file_path: '', line_index: 0 },
     };
-    return shareBody(settings, { ...carrier, messages: [message] }).messages[0]?.segments[0]?.text ?? '';
+    return shareOneMessage(message, options).segments[0]?.text ?? '';
   };
 }

@@ -33,7 +33,7 @@ export function homesIn(paths: string[]): string[] {
 // Keyed by the settings: several builds can run in one process, and Node keeps a bundled module loaded.
 let options: { key: string; value: ShareOptions } | undefined;
 
-function shareOptions(settings: ShareSettings): ShareOptions {
+export function shareOptions(settings: ShareSettings): ShareOptions {
   const key = JSON.stringify(settings);
   if (options?.key !== key) {
     options = {
