@@ -38,8 +38,10 @@
       button.textContent = 'Copy';
       button.addEventListener('click', function (event) {
         var holder = event.currentTarget.parentElement;
-        var full = holder.querySelector('.show-all pre') || holder.querySelector('pre') || holder;
-        var text = full.innerText;
+        // A long text is its first lines and the rest under "show all": both, whether open or not.
+        var rest = holder.querySelector('.show-all > pre.rest');
+        var first = holder.querySelector('pre') || holder;
+        var text = rest ? first.textContent + rest.textContent : first.innerText;
         var done = function () {
           event.currentTarget && (event.currentTarget.textContent = 'Copied');
         };

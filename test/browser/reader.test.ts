@@ -56,7 +56,13 @@ async function writeLongSession(home: string): Promise<void> {
         timestamp: at(),
         message: {
           role: 'user',
-          content: [{ type: 'tool_result', tool_use_id: id, content: `${id}\n${'ログ行 '.repeat(400)}` }],
+          content: [
+            {
+              type: 'tool_result',
+              tool_use_id: id,
+              content: id.endsWith('_0') ? longOutput(id) : `${id}\n${'ログ行 '.repeat(400)}`,
+            },
+          ],
         },
       });
     lines.push({
@@ -74,6 +80,11 @@ async function writeLongSession(home: string): Promise<void> {
     });
   }
   await fs.writeFile(path.join(dir, `${LONG}.jsonl`), `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`);
+}
+
+/** A tool output past a screenful, with the characters a page must escape (or need not). */
+function longOutput(id: string): string {
+  return [id, ...Array.from({ length: 40 }, (_, i) => `行 ${i + 1}: "quoted" 'single' <tag> & more`)].join('\n');
 }
 
 const site = inject('site');
@@ -258,6 +269,38 @@ describe('session pages as a reader sees them', () => {
     expect(agent.querySelector('.tool-name')!.textContent).toBe('Grep');
     expect(agent.textContent).toContain('Prices are formatted in src/cart.ts line 7');
     expect(doc!.querySelector('.callout')).toBeNull();
+  });
+
+  it('shows a long output as its first lines and the rest under "show all", each line once, copied whole', async () => {
+    const output = longOutput('call_0_0');
+    const html = await fs.readFile(path.join(readerOut, 'sessions', 'claude-code', LONG, 'index.html'), 'utf8');
+    for (const line of output.split('\n').slice(1)) {
+      const escaped = line.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+      expect(html.split(`${escaped}\n`).length + html.split(`${escaped}<`).length - 2, line).toBe(1);
+    }
+    const context = await browser.newContext({
+      viewport: { width: 390, height: 844 },
+      permissions: ['clipboard-read', 'clipboard-write'],
+    });
+    const page = await context.newPage();
+    await page.goto(`${reader.url}/sessions/claude-code/${LONG}/`);
+    const long = page.locator('.long', { hasText: 'call_0_0' }).first();
+    await long.locator('xpath=ancestor::details[contains(@class, "tool")]').first().locator('summary').first().click();
+    await expect(long.locator('pre.preview').textContent()).resolves.toBe(
+      `${output.split('\n').slice(0, 24).join('\n')}\n`,
+    );
+    await expect(long.locator('pre.rest').isVisible()).resolves.toBe(false);
+    await long.locator('.show-all > summary').click();
+    await expect(long.locator('pre.rest').isVisible()).resolves.toBe(true);
+    const [preview, rest] = await Promise.all([
+      long.locator('pre.preview').boundingBox(),
+      long.locator('pre.rest').boundingBox(),
+    ]);
+    expect(rest!.y).toBeGreaterThan(preview!.y + preview!.height);
+    expect(rest!.y - (preview!.y + preview!.height)).toBeLessThan(40);
+    await long.locator('button.copy').click();
+    await expect(page.evaluate(() => navigator.clipboard.readText())).resolves.toBe(output);
+    await context.close();
   });
 
   it('moves between prompts with j and k, and writes the session as Markdown beside its page', async () => {
