@@ -5,6 +5,7 @@ import type { ToolInputView } from '../site/tool-view.ts';
 import { plainTitle } from '../model/title.ts';
 import { tz } from '@date-fns/tz';
 import { format } from 'date-fns/format';
+import { zonedSecond } from '../stats/calendar.ts';
 
 /**
  * A session as Markdown (the `.md` beside its page): prompts, answers, tools as diffs, commands and
@@ -22,8 +23,27 @@ function fence(text: string, lang = ''): string {
   return `${ticks}${lang}\n${text.replace(/\n$/, '')}\n${ticks}`;
 }
 
+/** Tool output in the Markdown: its first lines only (the page has all of it, the archive and `export` too). */
+export const MARKDOWN_OUTPUT_LINES = 12;
+export const MARKDOWN_OUTPUT_CHARS = 1000;
+
+/** The first lines of a tool's output, and a line saying how much more there is. */
+function outputExcerpt(text: string): string {
+  const lines = text.replace(/\n$/, '').split('\n');
+  let shown = lines.slice(0, MARKDOWN_OUTPUT_LINES).join('\n');
+  if (shown.length > MARKDOWN_OUTPUT_CHARS)
+    shown = shown.slice(0, MARKDOWN_OUTPUT_CHARS).replace(/[\uD800-\uDBFF]$/, '');
+  if (shown.length === lines.join('\n').length) return shown;
+  const shownLines = shown.split('\n').length;
+  const more = lines.length - shownLines;
+  return `${shown}\n… ${more > 0 ? `${more.toLocaleString('en-US')} more line${more === 1 ? '' : 's'}` : 'the rest of the line'} on the session page`;
+}
+
 function when(iso: string, timeZone: string, pattern = 'HH:mm:ss'): string {
-  return iso ? format(new Date(iso), pattern, { in: tz(timeZone) }) : '';
+  if (!iso) return '';
+  // Every message's time: through the calendar's once-a-minute cache.
+  if (pattern === 'HH:mm:ss') return zonedSecond(iso, timeZone).slice(11, 19);
+  return format(new Date(iso), pattern, { in: tz(timeZone) });
 }
 
 function quote(text: string): string {
@@ -88,7 +108,7 @@ function itemMarkdown(item: ViewItem, o: SessionMarkdownOptions, depth: number):
         const exit = out.kind === 'shell' && out.exitCode !== undefined ? ` (exit ${out.exitCode})` : '';
         if (text.trim())
           parts.push(
-            `<details><summary>Output${exit}</summary>\n\n${fence(text, out.kind === 'code' ? (out.lang ?? '') : '')}\n\n</details>`,
+            `<details><summary>Output${exit}</summary>\n\n${fence(outputExcerpt(text), out.kind === 'code' ? (out.lang ?? '') : '')}\n\n</details>`,
           );
       }
       for (const agent of item.subagents)
