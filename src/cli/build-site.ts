@@ -52,34 +52,62 @@ export async function buildSite(options: BuildSiteOptions): Promise<SiteBuildRes
   }
   setSiteEnvironment(options);
   const { buildSitePages } = await import('../site-build/build.ts');
-  const report = await buildSitePages({
-    packageRoot: PACKAGE_ROOT,
-    dataDir: options.dataDir,
-    outDir: options.outDir,
-    full: options.full,
-    onProgress: options.onProgress,
-    workers: options.workers,
-  });
+  // The site search reads the archive's texts, not the pages: it is indexed while the pages are rendered,
+  // as soon as the build knows which pages the site has. It runs after every build and re-indexes only the
+  // shards whose sessions changed (none, most of the time).
+  const withSearch = !options.share?.single;
+  let search: Promise<SiteSearchRun> | undefined;
+  const startSearch = (outputs?: ReadonlySet<string>) => {
+    search = runSiteSearch(options, outputs);
+    search.catch(() => undefined); // awaited below; not unhandled while the pages are still rendering
+  };
+  let report: SiteBuildReport;
+  try {
+    report = await buildSitePages({
+      packageRoot: PACKAGE_ROOT,
+      dataDir: options.dataDir,
+      outDir: options.outDir,
+      full: options.full,
+      onProgress: options.onProgress,
+      workers: options.workers,
+      // Alongside a few pages only: with many, the render workers have the cores (and the memory).
+      onOutputs: (outputs, toRender) => {
+        if (withSearch && toRender <= SEARCH_ALONGSIDE_PAGES) startSearch(outputs);
+      },
+    });
+  } catch (error) {
+    await search?.catch(() => undefined);
+    throw error;
+  }
   // The pages are written: steps over the finished site go here.
-  if (!options.share?.single) {
+  if (withSearch) {
     const { writeSearchScript } = await import('../search/site-script.ts');
     await writeSearchScript(options.outDir, PACKAGE_ROOT);
-  }
-  // Run after every build: it re-indexes only the shards whose sessions changed (none, most of the time).
-  if (!options.share?.single) {
-    const { writeSiteSearch } = await import('../search/site-index.ts');
-    const searchStarted = Date.now();
-    const search = await writeSiteSearch(options);
+    if (!search) startSearch();
+    const { result, seconds } = await search!;
     if (options.verbose) {
       process.stderr.write(
-        `Site search: ${search.written} of ${search.shards} shards written (${search.records} pages, ` +
-          `${search.read} sessions read), ` +
-          `${(search.bytes / 1e6).toFixed(1)} MB ` +
-          `in ${((Date.now() - searchStarted) / 1000).toFixed(1)}s\n`,
+        `Site search: ${result.written} of ${result.shards} shards written (${result.records} pages, ` +
+          `${result.read} sessions read), ${(result.bytes / 1e6).toFixed(1)} MB in ${seconds.toFixed(1)}s\n`,
       );
     }
   }
   return { ...report, sanitized };
+}
+
+/** The site search is indexed while the pages render when at most this many are to be rendered. */
+const SEARCH_ALONGSIDE_PAGES = 200;
+
+interface SiteSearchRun {
+  result: Awaited<ReturnType<typeof import('../search/site-index.ts').writeSiteSearch>>;
+  seconds: number;
+}
+
+async function runSiteSearch(options: BuildSiteOptions, outputs?: ReadonlySet<string>): Promise<SiteSearchRun> {
+  const { writeSiteSearch } = await import('../search/site-index.ts');
+  const started = Date.now();
+  const result = await writeSiteSearch({ ...options, outputs });
+  return { result, seconds: (Date.now() - started) / 1000 };
 }
 
 export interface SiteBuildResult extends SiteBuildReport {

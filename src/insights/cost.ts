@@ -1,7 +1,7 @@
 import type { SourceId, TokenUsage } from '../model/message.ts';
 import { SOURCE_LABELS } from '../model/labels.ts';
 import type { SessionSummary } from '../model/session.ts';
-import { dayOf } from '../stats/calendar.ts';
+import { dayOf, slotDay } from '../stats/calendar.ts';
 import { addTokenDetail as addTokens, emptyTokens } from '../stats/session-accumulator.ts';
 import { PRICES, priceOf, priceTokens as priceTokensOf, splitModelKey, type PriceTable } from './prices.ts';
 
@@ -82,22 +82,51 @@ export function sessionsCost(sessions: Iterable<SessionSummary>): Cost {
 export function daysCost(sessions: Iterable<SessionSummary>, days: ReadonlySet<string>, timeZone: string): Cost {
   const cost = emptyCost();
   for (const s of sessions) {
-    const tokens = emptyTokens();
-    let byModel: Record<string, TokenUsage> | undefined = {};
-    for (const [slot, activity] of Object.entries(s.stats.activity)) {
-      const day = slot === 'unknown' ? dayOf(s.startedAt, timeZone) : dayOf(`${slot}:00.000Z`, timeZone);
-      if (!days.has(day)) continue;
-      addTokens(tokens, activity.tokens);
-      if (!s.stats.tokensByModel || !activity.tokensByModel) {
-        if (hasTokens(activity.tokens)) byModel = undefined;
-        continue;
-      }
-      if (byModel)
-        for (const [k, u] of Object.entries(activity.tokensByModel)) addTokens((byModel[k] ??= emptyTokens()), u);
-    }
-    noteSession(cost, s, tokens, byModel);
+    const usage = sessionDayUsage(s, timeZone, (day) => (days.has(day) ? '' : undefined)).get('');
+    if (usage) noteSession(cost, s, usage.tokens, usage.byModel);
   }
   return cost;
+}
+
+/** The cost of the requests of each local day, in one pass over the sessions. */
+export function costByDay(sessions: Iterable<SessionSummary>, timeZone: string): Map<string, Cost> {
+  const byDay = new Map<string, Cost>();
+  for (const s of sessions)
+    for (const [day, usage] of sessionDayUsage(s, timeZone, (d) => d)) {
+      let cost = byDay.get(day);
+      if (!cost) byDay.set(day, (cost = emptyCost()));
+      noteSession(cost, s, usage.tokens, usage.byModel);
+    }
+  return byDay;
+}
+
+interface Usage {
+  tokens: TokenUsage;
+  /** By model, when every request with tokens says its model. */
+  byModel: Record<string, TokenUsage> | undefined;
+}
+
+/** A session's tokens summed into groups of its local days (`group` names a day's group, or leaves it out). */
+function sessionDayUsage(
+  s: SessionSummary,
+  timeZone: string,
+  group: (day: string) => string | undefined,
+): Map<string, Usage> {
+  const groups = new Map<string, Usage>();
+  for (const [slot, activity] of Object.entries(s.stats.activity)) {
+    const key = group(slotDay(slot, s.startedAt, timeZone));
+    if (key === undefined) continue;
+    let usage = groups.get(key);
+    if (!usage) groups.set(key, (usage = { tokens: emptyTokens(), byModel: {} }));
+    addTokens(usage.tokens, activity.tokens);
+    if (!s.stats.tokensByModel || !activity.tokensByModel) {
+      if (hasTokens(activity.tokens)) usage.byModel = undefined;
+      continue;
+    }
+    if (usage.byModel)
+      for (const [k, u] of Object.entries(activity.tokensByModel)) addTokens((usage.byModel[k] ??= emptyTokens()), u);
+  }
+  return groups;
 }
 
 /** `cost` in stats.json. */
@@ -133,15 +162,9 @@ export function costJson(sessions: SessionSummary[], timeZone: string): CostJson
     if (NO_TOKEN_SOURCES.has(source)) continue;
     bySource[source] = sessionsCost(sessions.filter((s) => s.source === source)).usd;
   }
-  const allDays = new Set<string>();
-  for (const s of sessions)
-    for (const slot of Object.keys(s.stats.activity))
-      allDays.add(slot === 'unknown' ? dayOf(s.startedAt, timeZone) : dayOf(`${slot}:00.000Z`, timeZone));
   const byDay: Record<string, number> = {};
-  for (const day of allDays) {
-    const c = daysCost(sessions, new Set([day]), timeZone);
+  for (const [day, c] of [...costByDay(sessions, timeZone)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
     if (c.priced > 0) byDay[day] = c.usd;
-  }
   return {
     label: COST_LABEL,
     currency: PRICES.currency,

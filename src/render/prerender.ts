@@ -6,9 +6,12 @@ import { DataDir } from '../collect/data-dir.ts';
 import { workerFile } from '../util/worker-pool.ts';
 import { RenderCache } from './render-cache.ts';
 import { bodyStamp as searchTextStamp, PageTextCache } from '../search/page-texts.ts';
-import type { RenderTask, RenderWorkerMessage } from './render-worker.ts';
+import type { RenderTask, RenderWorkerMessage } from './prerender-body.ts';
 
 const WORKER = workerFile(import.meta.url, 'prerender-worker', './prerender-worker.js');
+/** Up to this many bodies, of up to this many bytes in all, are done on this thread. */
+const IN_PROCESS_BODIES = 4;
+const IN_PROCESS_BYTES = 8 << 20;
 
 export interface PrerenderReport {
   /** Sessions read (the others were rendered before and have not changed since). */
@@ -49,22 +52,26 @@ export async function prerender(dataDir: string, threads = os.availableParalleli
     report.threads = Math.max(1, Math.min(threads, tasks.length));
     if (tasks.length === 0) return report;
     const queue = tasks.map(({ body, stamp }) => ({ body, stamp }));
-    await Promise.all(
-      Array.from({ length: report.threads }, () =>
-        runWorker(dataDir, queue, (message) => {
-          if (message.type === 'rendered') {
-            cache.putMany(message.entries);
-            report.sanitized += message.entries.length;
-          } else {
-            cache.markRendered(message.body, message.stamp);
-            const key = keyOfBody.get(message.body);
-            const textStamp = searchTextStamp(dataDir, message.body);
-            if (key && textStamp) texts.put(key, textStamp, message.texts);
-            report.segments += message.segments;
-          }
-        }),
-      ),
-    );
+    const onMessage = (message: RenderWorkerMessage) => {
+      if (message.type === 'rendered') {
+        cache.putMany(message.entries);
+        report.sanitized += message.entries.length;
+      } else {
+        cache.markRendered(message.body, message.stamp);
+        const key = keyOfBody.get(message.body);
+        const textStamp = searchTextStamp(dataDir, message.body);
+        if (key && textStamp) texts.put(key, textStamp, message.texts);
+        report.segments += message.segments;
+      }
+    };
+    // A session or two that grew (the daily case): starting a worker would cost more than the work.
+    if (tasks.length <= IN_PROCESS_BODIES && tasks.reduce((n, t) => n + t.bytes, 0) <= IN_PROCESS_BYTES) {
+      report.threads = 1;
+      const { prerenderBody } = await import('./prerender-body.ts');
+      for (const task of queue) await prerenderBody(dataDir, (markdown) => cache.get(markdown), task, onMessage);
+      return report;
+    }
+    await Promise.all(Array.from({ length: report.threads }, () => runWorker(dataDir, queue, onMessage)));
     return report;
   } finally {
     cache.close();

@@ -4,7 +4,7 @@ import type { SourceId, TokenUsage } from '../model/message.ts';
 import { projectOf } from '../model/project.ts';
 import { sessionRoute } from '../model/routes.ts';
 import type { ConversationPattern, SessionSummary } from '../model/session.ts';
-import { dayOf, previousWeek, timeOf, weekDays, weekdayName, type WeekStart } from '../stats/calendar.ts';
+import { dayOf, previousWeek, timeOf, weekDays, weekdayName, type WeekStart, slotDay } from '../stats/calendar.ts';
 import type { DayIndex } from '../stats/indexes.ts';
 import { addTokens, emptyTokens } from '../stats/session-stats.ts';
 
@@ -257,7 +257,7 @@ function projectsOf(days: Map<string, DayIndex>, list: string[], timeZone: strin
       t.prompts += session.prompts;
       addTokens(t.tokens, session.tokens);
       for (const slot of Object.keys(summary.stats.activity)) {
-        if (slot !== 'unknown' && inPeriod.has(dayOf(`${slot}:00.000Z`, timeZone))) p.activeSlots.add(slot);
+        if (slot !== 'unknown' && inPeriod.has(slotDay(slot, summary.startedAt, timeZone))) p.activeSlots.add(slot);
       }
     }
     for (const prompt of index?.prompts ?? []) {

@@ -22,6 +22,9 @@ export interface SiteSearchOptions {
   share?: ShareSettings;
   /** Index every shard again, whatever the last build left. */
   full?: boolean;
+  /** The site's files (paths under `outDir`), when known before they are all written; else the pages are
+   * looked for in `outDir`. */
+  outputs?: ReadonlySet<string>;
 }
 
 export interface SiteSearchResult {
@@ -69,7 +72,13 @@ export async function writeSiteSearch(options: SiteSearchOptions): Promise<SiteS
   const previous: ShardState = saved?.optionsKey === optionsKey ? saved : emptyShardState();
 
   const summaries = await new DataDir(options.dataDir).readSummaries();
-  const sessions = siteSessions(options.dataDir, summaries, options.outDir, options.share?.single === true);
+  const sessions = siteSessions(
+    options.dataDir,
+    summaries,
+    options.outDir,
+    options.share?.single === true,
+    options.outputs,
+  );
   const byKey = new Map(sessions.map((s) => [s.key, s]));
   const cache = new PageTextCache(options.dataDir);
   let pool: WorkerPool<SiteSearchTask, SiteSearchTaskResult> | undefined;

@@ -67,6 +67,7 @@ export function siteSessions(
   summaries: SessionSummary[],
   outDir: string,
   single: boolean,
+  outputs?: ReadonlySet<string>,
 ): SiteSession[] {
   const data = new DataDir(dataDir);
   const sessions: SiteSession[] = [];
@@ -77,8 +78,8 @@ export function siteSessions(
     const pages: number[] = [];
     for (let page = 1; page <= count; page++) {
       // Not every session has its pages in every build (--since/--until, a share of some sessions).
-      if (existsSync(path.join(outDir, sessionRoute(summary.source, summary.sessionId, page), 'index.html')))
-        pages.push(page);
+      const file = path.posix.join(sessionRoute(summary.source, summary.sessionId, page), 'index.html');
+      if (outputs ? outputs.has(file) : existsSync(path.join(outDir, file))) pages.push(page);
     }
     const stamp = bodyStamp(dataDir, summary.body);
     if (pages.length === 0 || !stamp) continue;

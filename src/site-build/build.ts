@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { promises as fs } from 'node:fs';
+import { promises as fs, statSync } from 'node:fs';
 import path from 'node:path';
 import { DataDir } from '../collect/data-dir.ts';
 import { SOURCE_IDS } from '../model/message.ts';
@@ -28,6 +28,9 @@ export interface SiteBuildOptions {
   full?: boolean;
   threads?: number;
   onProgress?: (progress: { phase: 'compile' | 'pages'; done: number; total: number }) => void;
+  /** Told the site's files (paths under `outDir`) and how many of them are to be rendered, once that is
+   * known and before they are rendered. */
+  onOutputs?: (outputs: ReadonlySet<string>, toRender: number) => void;
   /** Keeps the render workers between builds (`serve --watch`), instead of starting them for each. */
   workers?: RenderWorkers;
 }
@@ -106,7 +109,9 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
 
   const optionsKey = JSON.stringify([
     renderer.hash,
-    ...['TZ', 'WEEK_START', 'SINCE', 'UNTIL', 'SHARE'].map((name) => process.env[`AGENT_LOGBOOK_${name}`] ?? ''),
+    ...['TZ', 'WEEK_START', 'SINCE', 'UNTIL', 'SHARE', 'SITE_URL'].map(
+      (name) => process.env[`AGENT_LOGBOOK_${name}`] ?? '',
+    ),
   ]);
   const siteKey = hash(optionsKey, await indexStamps(dataDir));
   const manifestFile = path.join(cacheDir, 'site-build', `${hash(outDir).slice(0, 16)}.json`);
@@ -137,16 +142,27 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
   let indexBatch: RouteToRender[] = [];
   const sessionTasks = new Map<string, RouteToRender[]>();
   const bodyStamps = new Map<string, string>();
+  // Summaries are most of the props, and the same objects in many routes (a session's pages, its days, its
+  // project): each is written and hashed once, and stands in the routes' props as its digest.
+  const summaryDigests = new Map<object, string>();
+  for (const route of routes) {
+    const summary = sessionOf(route);
+    if (summary && !summaryDigests.has(summary)) summaryDigests.set(summary, hash(JSON.stringify(summary)));
+  }
+  const propsJson = (props: Record<string, unknown>) =>
+    JSON.stringify(props, (_key, value: unknown) =>
+      typeof value === 'object' && value !== null ? (summaryDigests.get(value) ?? value) : value,
+    );
   for (const route of routes) {
     const summary = sessionOf(route);
     let key = siteKey;
     if (summary) {
       let stamp = bodyStamps.get(summary.body);
       if (stamp === undefined) bodyStamps.set(summary.body, (stamp = await bodyStamp(dataDir, summary.body)));
-      key = hash(optionsKey, route.output, JSON.stringify(route.props), stamp);
+      key = hash(optionsKey, route.output, propsJson(route.props), stamp);
     } else if (Object.keys(route.props).length > 0) {
       // A page made from its props (a day, a week, a project) changes only when they do.
-      key = hash(optionsKey, route.output, JSON.stringify(route.props));
+      key = hash(optionsKey, route.output, propsJson(route.props));
     }
     const known = previous?.outputs[route.output];
     outputs[route.output] = { key, size: known?.size ?? 0, mtimeMs: known?.mtimeMs ?? 0 };
@@ -161,12 +177,16 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
     }
   }
   if (indexBatch.length > 0) stale.push(indexBatch);
-  // The longest sessions first, so no worker is left with one at the end.
+  // The longest sessions first, so no worker is left with one at the end. A session's pages before its
+  // Markdown, which then finds them read (see loadSessionPage).
+  const pagesFirst = (route: RouteToRender) => (typeof route.props.page === 'number' ? route.props.page : Infinity);
+  for (const task of sessionTasks.values()) task.sort((a, b) => pagesFirst(a) - pagesFirst(b));
   stale.push(...[...sessionTasks.values()].sort((a, b) => b.length - a.length));
 
   let written = 0;
   let rendered = 0;
   const total = stale.reduce((n, task) => n + task.length, 0);
+  options.onOutputs?.(new Set(Object.keys(outputs)), total);
   options.onProgress?.({ phase: 'pages', done: 0, total });
   if (stale.length > 0 && total <= IN_PROCESS_ROUTES && !options.workers) {
     // A few pages (one session changed): starting workers would cost more than rendering them here.
@@ -268,10 +288,11 @@ async function listRoutes(modules: Record<string, Record<string, unknown>>): Pro
   return routes;
 }
 
-/** The session a route is a page of, when its props are exactly a summary and a page number. */
+/** The session a route is made from, when its props are exactly a summary and perhaps a page number (a page
+ * of the session, or its Markdown). */
 function sessionOf(route: RouteToRender): SessionSummary | undefined {
   const { summary, page, ...rest } = route.props as { summary?: SessionSummary; page?: unknown };
-  if (Object.keys(rest).length > 0 || typeof page !== 'number') return undefined;
+  if (Object.keys(rest).length > 0 || (page !== undefined && typeof page !== 'number')) return undefined;
   return summary && typeof summary.body === 'string' && typeof summary.id === 'string' ? summary : undefined;
 }
 
@@ -281,8 +302,9 @@ function hash(...parts: string[]): string {
   return h.digest('hex');
 }
 
-async function stampOf(file: string): Promise<string> {
-  const stat = await fs.stat(file).catch(() => undefined);
+// Synchronous: thousands of stats a build, each far cheaper than a promise's round trip.
+function stampOf(file: string): string {
+  const stat = statSync(file, { throwIfNoEntry: false });
   return stat ? `${stat.size}:${stat.mtimeMs}:${stat.ino}` : '-';
 }
 
@@ -290,16 +312,16 @@ async function stampOf(file: string): Promise<string> {
 async function indexStamps(dataDir: string): Promise<string> {
   const files = [path.join(dataDir, 'index', 'sessions.json')];
   for (const source of SOURCE_IDS) files.push(path.join(dataDir, 'prompts', `${source}.json`));
-  return (await Promise.all(files.map(stampOf))).join(' ');
+  return files.map(stampOf).join(' ');
 }
 
 async function bodyStamp(dataDir: string, body: string): Promise<string> {
   const data = new DataDir(dataDir);
-  return `${await stampOf(path.join(dataDir, body))} ${await stampOf(data.messagesPath(body))}`;
+  return `${stampOf(path.join(dataDir, body))} ${stampOf(data.messagesPath(body))}`;
 }
 
 async function intact(outDir: string, output: string, record: OutputRecord): Promise<boolean> {
-  const stat = await fs.stat(path.join(outDir, output)).catch(() => undefined);
+  const stat = statSync(path.join(outDir, output), { throwIfNoEntry: false });
   return stat !== undefined && stat.size === record.size && stat.mtimeMs === record.mtimeMs;
 }
 

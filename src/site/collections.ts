@@ -3,7 +3,7 @@ import type { HistoryPrompt, SessionSummary } from '../model/session.ts';
 import { computeStats, type StatsJson } from '../stats/aggregate.ts';
 import { weekOf, type WeekStart } from '../stats/calendar.ts';
 import { buildDayIndexes, buildProjectIndexes, type DayIndex, type ProjectIndex } from '../stats/indexes.ts';
-import { weeksWithActivity } from '../report/reports.ts';
+import { type PeriodReport, weekReport, weeksWithActivity } from '../report/reports.ts';
 import { dataDir, hasHistoryPrompts, hasSummaries, indexStamp, siteOptions } from './data.ts';
 
 /** The site-wide indexes, computed once per build from the content collections. */
@@ -49,4 +49,15 @@ export function siteIndexes(): Promise<SiteIndexes> {
   })();
   cached = { key, value };
   return value;
+}
+
+/** Each week's report, made once per build for the week's page and its Markdown. */
+const weekReports = new WeakMap<SiteIndexes, Map<string, PeriodReport>>();
+export async function siteWeekReport(week: string): Promise<PeriodReport> {
+  const indexes = await siteIndexes();
+  let reports = weekReports.get(indexes);
+  if (!reports) weekReports.set(indexes, (reports = new Map()));
+  let report = reports.get(week);
+  if (!report) reports.set(week, (report = weekReport(indexes.days, week, indexes.timeZone, indexes.weekStart)));
+  return report;
 }

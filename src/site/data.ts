@@ -145,10 +145,23 @@ export function loadSessionPage(summary: SessionSummary, page: number): Session 
     if (!pages) throw new Error(`missing session body ${summary.body} in ${root}`);
     openPages = { key, pages };
   }
+  const keptKey = `${key}\u0000${process.env.AGENT_LOGBOOK_SHARE ?? ''}`;
+  const kept = keptPages?.key === keptKey ? keptPages.pages.get(page) : undefined;
+  if (kept) return kept;
   const session = openPages.pages.page(page);
   const rendered = renderCache();
   const store = rendered && { get: (markdown: string) => rendered.get(markdown) };
   attachHtml(session, (text) => renderMarkdown(text, store));
   const share = shareSettings();
-  return share ? shareBody(share, session) : session;
+  const done = share ? shareBody(share, session) : session;
+  // A short session's pages are kept for its Markdown, rendered next from the same pages (see the site build).
+  if (starts.length <= KEPT_PAGES) {
+    if (keptPages?.key !== keptKey) keptPages = { key: keptKey, pages: new Map() };
+    keptPages.pages.set(page, done);
+  }
+  return done;
 }
+
+/** Sessions of up to this many pages are read once for their pages and their Markdown. */
+const KEPT_PAGES = 2;
+let keptPages: { key: string; pages: Map<number, Session> } | undefined;

@@ -22,11 +22,12 @@ export function formatInZone(iso: string, pattern: string, timeZone: string): st
   if (pattern === 'HH:mm') return timeOf(iso, timeZone);
   if (pattern === 'yyyy-MM-dd') return dayOf(iso, timeZone);
   if (pattern === 'yyyy-MM-dd HH:mm') return `${dayOf(iso, timeZone)} ${timeOf(iso, timeZone)}`;
+  if (pattern === 'yyyy-MM-dd HH:mm:ss xxx') return zonedSecond(iso, timeZone);
   return format(new Date(iso), pattern, { in: tz(timeZone) });
 }
 
 export { weekdayName as weekdayOf } from '../stats/calendar.ts';
-import { dayOf, timeOf } from '../stats/calendar.ts';
+import { dayOf, timeOf, zonedSecond } from '../stats/calendar.ts';
 
 /** The site's base path without its trailing slash (`/logbook` or ``): from the site URL the CLI passed (read
  * at render time, so several builds in one process each get their own), else Astro's `base`. */

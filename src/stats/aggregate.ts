@@ -1,6 +1,6 @@
 import type { SourceId, TokenUsage } from '../model/message.ts';
 import type { ConversationPattern, SessionSummary } from '../model/session.ts';
-import { dayOf } from './calendar.ts';
+import { dayOf, slotDay } from './calendar.ts';
 import type { DayIndex } from './indexes.ts';
 import { addTokens, emptyTokens, totalTokens } from './session-stats.ts';
 
@@ -125,7 +125,7 @@ export function computeStats(
     addTokens(tokensTotal, s.stats.tokens);
     // A request's tokens belong to the day of the request, not of the session's start.
     for (const [slot, activity] of Object.entries(s.stats.activity)) {
-      const day = slot === 'unknown' ? dayOf(s.startedAt, timeZone) : dayOf(`${slot}:00.000Z`, timeZone);
+      const day = slotDay(slot, s.startedAt, timeZone);
       if (!days.has(day)) continue;
       // Sources without token data (Amazon Q, Codex before 2025-09) show none rather than zeros.
       if (totalTokens(activity.tokens) > 0)

@@ -18,24 +18,59 @@ export function dayOf(iso: string, timeZone: string): string {
 }
 
 export function timeOf(iso: string, timeZone: string): string {
-  return zonedMinute(iso, timeZone).slice(11);
+  return zonedMinute(iso, timeZone).slice(11, 16);
 }
 
+/** The local day of a session's activity slot (a UTC minute, `YYYY-MM-DDTHH:MM`, see SessionStats), or of
+ * the session's start for the slot of requests without a time. */
+export function slotDay(slot: string, startedAt: string, timeZone: string): string {
+  if (slot === 'unknown') return dayOf(startedAt, timeZone);
+  let days = slotDays.get(timeZone);
+  if (!days) slotDays.set(timeZone, (days = new Map()));
+  let day = days.get(slot);
+  if (day === undefined) {
+    day = dayOf(`${slot}:00.000Z`, timeZone);
+    if (days.size >= 200_000) days.clear();
+    days.set(slot, day);
+  }
+  return day;
+}
+
+// Slots are looked up by the million in a site build: straight from the slot, without building a time.
+const slotDays = new Map<string, Map<string, string>>();
+
+/** `yyyy-MM-dd HH:mm:ss xxx` in the zone (a message's full time, shown on hover). */
+export function zonedSecond(iso: string, timeZone: string): string {
+  if (!WITH_SECONDS.test(iso)) return format(new Date(iso), SECOND_PATTERN, { in: tz(timeZone) });
+  const minute = zonedMinute(iso, timeZone);
+  return `${minute.slice(0, 16)}:${iso.slice(17, 19)}${minute.slice(16)}`;
+}
+
+const MINUTE_PATTERN = 'yyyy-MM-dd HH:mm xxx';
+const SECOND_PATTERN = 'yyyy-MM-dd HH:mm:ss xxx';
+
 /** Zoned formatting goes through Intl on every call (a second of a small build went into it): a time's
- * minute in a zone is worked out once. Every zone's offset is whole minutes, so the minute of the time as
- * written (with the zone it was written in) decides the answer. */
-const zonedMinutes = new Map<string, string>();
+ * minute in a zone, with the zone's offset then, is worked out once. Every zone's offset is whole minutes,
+ * so the minute of the time as written (with the zone it was written in) decides the answer, and the
+ * seconds are those written. */
+const zonedMinutes = new Map<string, Map<string, string>>();
 
 const WITH_SECONDS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d/;
+/** The common case, a UTC time as JavaScript writes it: its minute alone is the key. */
+const UTC_WRITTEN = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z$/;
 
 function zonedMinute(iso: string, timeZone: string): string {
-  if (!WITH_SECONDS.test(iso)) return format(new Date(iso), 'yyyy-MM-dd HH:mm', { in: tz(timeZone) });
-  const key = `${timeZone} ${iso.slice(0, 16)}${iso.slice(19).replace(/^\.\d+/, '')}`;
-  let minute = zonedMinutes.get(key);
+  let minutes = zonedMinutes.get(timeZone);
+  if (!minutes) zonedMinutes.set(timeZone, (minutes = new Map()));
+  let key: string;
+  if (UTC_WRITTEN.test(iso)) key = `${iso.slice(0, 16)}Z`;
+  else if (WITH_SECONDS.test(iso)) key = `${iso.slice(0, 16)}${iso.slice(19).replace(/^\.\d+/, '')}`;
+  else return format(new Date(iso), MINUTE_PATTERN, { in: tz(timeZone) });
+  let minute = minutes.get(key);
   if (minute === undefined) {
-    minute = format(new Date(iso), 'yyyy-MM-dd HH:mm', { in: tz(timeZone) });
-    if (zonedMinutes.size >= 200_000) zonedMinutes.clear();
-    zonedMinutes.set(key, minute);
+    minute = format(new Date(iso), MINUTE_PATTERN, { in: tz(timeZone) });
+    if (minutes.size >= 200_000) minutes.clear();
+    minutes.set(key, minute);
   }
   return minute;
 }

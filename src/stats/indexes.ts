@@ -1,4 +1,4 @@
-import { dayOf } from './calendar.ts';
+import { dayOf, slotDay } from './calendar.ts';
 import type { SourceId, TokenUsage } from '../model/message.ts';
 import { projectOf } from '../model/project.ts';
 import type { HistoryPrompt, SessionSummary } from '../model/session.ts';
@@ -78,7 +78,7 @@ function addCounts(into: DayCounts, add: DayCounts): void {
 export function sessionDays(summary: SessionSummary, timeZone: string): Map<string, DayCounts> {
   const days = new Map<string, DayCounts>();
   for (const [slot, activity] of Object.entries(summary.stats.activity)) {
-    const day = slot === 'unknown' ? dayOf(summary.startedAt, timeZone) : dayOf(`${slot}:00.000Z`, timeZone);
+    const day = slotDay(slot, summary.startedAt, timeZone);
     let counts = days.get(day);
     if (!counts) days.set(day, (counts = emptyCounts()));
     addCounts(counts, activity);
@@ -112,7 +112,7 @@ export function buildDayIndexes(
     }
     for (const slot of Object.keys(summary.stats.activity)) {
       if (slot === 'unknown') continue;
-      const day = dayOf(`${slot}:00.000Z`, timeZone);
+      const day = slotDay(slot, summary.startedAt, timeZone);
       let slots = activeSlots.get(day);
       if (!slots) activeSlots.set(day, (slots = new Set()));
       slots.add(slot);

@@ -1,7 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { tz } from '@date-fns/tz';
 import { format } from 'date-fns';
-import { dayOf, isDay, previousWeek, timeOf, weekDays, weekOf } from '../../src/stats/calendar.ts';
+import {
+  dayOf,
+  isDay,
+  previousWeek,
+  slotDay,
+  timeOf,
+  weekDays,
+  weekOf,
+  zonedSecond,
+} from '../../src/stats/calendar.ts';
 
 describe('calendar', () => {
   it('puts an instant on its day in the given zone', () => {
@@ -43,7 +52,7 @@ describe('calendar', () => {
   });
 });
 
-describe('dayOf and timeOf, worked out once a minute', () => {
+describe('dayOf, timeOf and zonedSecond, worked out once a minute', () => {
   it('agree with zoned formatting for any time, written in any zone, in zones with odd offsets', () => {
     const zones = ['UTC', 'Asia/Tokyo', 'Asia/Kathmandu', 'Pacific/Chatham', 'America/St_Johns', 'Europe/Berlin'];
     let seed = 7;
@@ -51,14 +60,22 @@ describe('dayOf and timeOf, worked out once a minute', () => {
     for (let i = 0; i < 3000; i++) {
       const at = new Date(Date.UTC(2024, 0, 1) + Math.floor(random() * 3 * 365 * 86_400_000));
       const offsetMinutes = [0, 540, 345, -210][i % 4]!;
-      const local = new Date(at.getTime() + offsetMinutes * 60_000).toISOString().slice(0, 19);
+      const at2 = new Date(at.getTime() + Math.floor(random() * 60) * 1000);
+      const local = new Date(at2.getTime() + offsetMinutes * 60_000).toISOString().slice(0, 19);
       const sign = offsetMinutes < 0 ? '-' : '+';
       const abs = Math.abs(offsetMinutes);
       const zoneSuffix = `${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
-      const written = [at.toISOString(), `${local}${zoneSuffix}`, `${local}.5${zoneSuffix}`][i % 3]!;
+      const written = [at2.toISOString(), `${local}${zoneSuffix}`, `${local}.5${zoneSuffix}`][i % 3]!;
       for (const zone of zones) {
         const expected = format(new Date(written), 'yyyy-MM-dd HH:mm', { in: tz(zone) });
         expect(`${dayOf(written, zone)} ${timeOf(written, zone)}`, `${written} in ${zone}`).toBe(expected);
+        const full = format(new Date(written), 'yyyy-MM-dd HH:mm:ss xxx', { in: tz(zone) });
+        expect(zonedSecond(written, zone), `${written} in ${zone}`).toBe(full);
+        const slot = at2.toISOString().slice(0, 16);
+        expect(slotDay(slot, written, zone), `slot ${slot} in ${zone}`).toBe(
+          format(new Date(`${slot}:00Z`), 'yyyy-MM-dd', { in: tz(zone) }),
+        );
+        expect(slotDay('unknown', written, zone)).toBe(expected.slice(0, 10));
       }
     }
     // Without seconds, a time is not cached by a key it could share with another.
