@@ -84,7 +84,7 @@ async function writeLongSession(home: string): Promise<void> {
 
 /** A tool output past a screenful, with the characters a page must escape (or need not). */
 function longOutput(id: string): string {
-  return [id, ...Array.from({ length: 40 }, (_, i) => `行 ${i + 1}: "quoted" 'single' <tag> & more`)].join('\n');
+  return [id, ...Array.from({ length: 40 }, (_, i) => `${id} 行 ${i + 1}: "quoted" 'single' <tag> & more`)].join('\n');
 }
 
 const site = inject('site');

@@ -110,7 +110,9 @@ describe('long sessions', () => {
     expect(first.querySelector('a[rel=next]')!.getAttribute('href')).toBe(
       `/sessions/claude-code/${SESSION_ID}/page/2/`,
     );
-    const output = first.querySelector('details.tool .io-output .show-all pre')!.textContent!;
+    const long = first.querySelector('details.tool .io-output .long')!;
+    const output =
+      long.querySelector('pre.preview')!.textContent! + long.querySelector('.show-all pre.rest')!.textContent!;
     expect(output.length).toBe(20_000);
     expect(first.querySelector('details.tool .note')!.textContent).toContain('30,002 more characters not shown');
 
