@@ -352,6 +352,27 @@ export async function* bodyMessages(
   root: string,
   relative: string,
 ): AsyncGenerator<{ thread: string; message: NormalizedMessage }> {
+  for await (const line of readBodyLines(root, relative))
+    if (line.message) yield { thread: line.thread, message: line.message };
+}
+
+/**
+ * The same messages, but a tool result stands in as `{ thread, message: undefined }`, known from its first
+ * bytes and never parsed: for passes that read only prose (the Markdown to sanitize, the site search's
+ * prompts and answers) and count messages, as tool output is most of a body's bytes.
+ */
+export function bodyMessagesButToolResults(
+  root: string,
+  relative: string,
+): AsyncGenerator<{ thread: string; message: NormalizedMessage | undefined }> {
+  return readBodyLines(root, relative, toolResultStandIn);
+}
+
+async function* readBodyLines(
+  root: string,
+  relative: string,
+  standIn?: (bytes: Buffer) => { thread: string } | undefined,
+): AsyncGenerator<{ thread: string; message: NormalizedMessage | undefined }> {
   const header = await readJsonFile<SessionBody | BodyHeader>(path.join(root, relative));
   if (!header) return;
   if (header.version !== 2) {
@@ -363,13 +384,69 @@ export async function* bodyMessages(
   }
   const file = path.join(root, path.dirname(relative), (header as BodyHeader).messages);
   try {
-    for await (const { value } of readJsonl(file, { onWarning: archiveWarning })) {
-      const line = value as BodyLine;
-      if ('message' in line) yield line;
+    for await (const { value } of readJsonl(file, { onWarning: archiveWarning, standIn })) {
+      const line = value as BodyLine | { thread: string; message?: undefined };
+      if (!('patch' in line)) yield { thread: line.thread, message: line.message };
     }
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/**
+ * `{ thread }` when a message line (as the archive writes it: `{"thread":"…","message":{…`) is a tool
+ * result, read from its first bytes: the message's leading fields are scalars up to `source_type`, so it is
+ * a top-level field and not text inside one. Anything else, or in doubt: undefined (the line is parsed).
+ */
+export function toolResultStandIn(line: Buffer): { thread: string } | undefined {
+  const head = '{"thread":"';
+  if (line.toString('latin1', 0, head.length) !== head) return undefined;
+  const threadEnd = stringEnd(line, head.length - 1);
+  if (threadEnd === -1) return undefined;
+  let at = threadEnd + 1;
+  const opening = ',"message":{';
+  if (line.toString('latin1', at, at + opening.length) !== opening) return undefined;
+  at += opening.length;
+  const limit = Math.min(line.length, at + 1024);
+  while (at < limit && line[at] === QUOTE) {
+    const keyEnd = stringEnd(line, at);
+    if (keyEnd === -1 || line[keyEnd + 1] !== 0x3a) return undefined;
+    const key = line.toString('latin1', at + 1, keyEnd);
+    at = keyEnd + 2;
+    if (key === 'source_type') {
+      const value = '"tool_result"';
+      if (line.toString('latin1', at, at + value.length) !== value) return undefined;
+      const after = line[at + value.length];
+      if (after !== 0x2c && after !== 0x7d) return undefined;
+      return { thread: JSON.parse(line.toString('utf8', head.length - 1, threadEnd + 1)) as string };
+    }
+    if (line[at] === QUOTE) {
+      const valueEnd = stringEnd(line, at);
+      if (valueEnd === -1) return undefined;
+      at = valueEnd + 1;
+    } else {
+      // A number, true, false or null; an object or an array ends the look.
+      while (at < limit && line[at] !== 0x2c && line[at] !== 0x7d) {
+        if (line[at] === 0x7b || line[at] === 0x5b || line[at] === QUOTE) return undefined;
+        at += 1;
+      }
+    }
+    if (line[at] !== 0x2c) return undefined;
+    at += 1;
+  }
+  return undefined;
+}
+
+/** The index of the quote that closes the JSON string opening at `open`, or -1. */
+function stringEnd(line: Buffer, open: number): number {
+  for (let at = open + 1; at < line.length; at++) {
+    if (line[at] === BACKSLASH) at += 1;
+    else if (line[at] === QUOTE) return at;
+  }
+  return -1;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { bodyMessages } from '../collect/data-dir.ts';
+import { bodyMessagesButToolResults } from '../collect/data-dir.ts';
 import { renderMarkdown, type SanitizedStore } from './markdown.ts';
 import { renderKey } from './render-cache.ts';
 import { messageMarkdown } from './render-session.ts';
@@ -42,8 +42,10 @@ export async function prerenderBody(
   };
   // The site search's texts are gathered on the same pass: reading a body is most of the cost of either.
   const texts = new SessionTextCollector();
-  for await (const { thread, message } of bodyMessages(dataDir, task.body)) {
+  // Tool results are not read: they hold no Markdown and no prompt or answer.
+  for await (const { thread, message } of bodyMessagesButToolResults(dataDir, task.body)) {
     texts.add(thread, message);
+    if (!message) continue;
     for (const segment of messageMarkdown(message)) {
       segments += 1;
       renderMarkdown(segment.text, store);

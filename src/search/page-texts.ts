@@ -1,7 +1,7 @@
 import { mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { bodyMessages } from '../collect/data-dir.ts';
+import { bodyMessagesButToolResults } from '../collect/data-dir.ts';
 import { MAIN_THREAD } from '../model/body.ts';
 import { projectName } from '../model/project.ts';
 import type { NormalizedMessage } from '../model/message.ts';
@@ -41,9 +41,11 @@ export class SessionTextCollector {
   private readonly callIndex = new Map<string, number>();
   private index = 0;
 
-  add(thread: string, message: NormalizedMessage): void {
+  /** A message, or a tool result not read (it has no prompt nor answer, but counts on the main thread). */
+  add(thread: string, message: NormalizedMessage | undefined): void {
     const main = thread === MAIN_THREAD;
     const at = main ? this.index++ : null;
+    if (!message) return;
     if (main && message.tool_call && message.source_type !== 'tool_result')
       this.callIndex.set(message.tool_call.call_id, at!);
     for (const { kind, text } of searchableTexts(message)) {
@@ -72,7 +74,7 @@ export class SessionTextCollector {
 /** A session's prompts and answers read from the archive (streamed: a session of any size). */
 export async function readSessionTexts(dataDir: string, body: string): Promise<PageTextRow[]> {
   const collector = new SessionTextCollector();
-  for await (const { thread, message } of bodyMessages(dataDir, body)) collector.add(thread, message);
+  for await (const { thread, message } of bodyMessagesButToolResults(dataDir, body)) collector.add(thread, message);
   return collector.rows(await bodySubagents(dataDir, body));
 }
 

@@ -1,4 +1,4 @@
-import { promises as fs } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type RouteFile, urlPathOf } from './routes.ts';
@@ -7,7 +7,7 @@ import { type RouteFile, urlPathOf } from './routes.ts';
 export interface RendererBundle {
   experimental_AstroContainer: {
     create(options?: unknown): Promise<{
-      renderToString(component: unknown, options: Record<string, unknown>): Promise<string>;
+      renderToResponse(component: unknown, options: Record<string, unknown>): Promise<Response>;
     }>;
   };
   pageModules: Record<string, Record<string, unknown>>;
@@ -33,13 +33,13 @@ export class PageRenderer {
     private readonly bundle: RendererBundle,
     private readonly container: Container,
     /** `<link rel="stylesheet">` tags for the bundle's stylesheets, put where Astro puts them. */
-    private readonly styleLinks: string,
+    private readonly styleLinks: Buffer,
   ) {}
 
   static async create(bundle: RendererBundle, styleHrefs: string[]): Promise<PageRenderer> {
     const container = await bundle.experimental_AstroContainer.create();
     const links = styleHrefs.map((href) => `<link rel="stylesheet" href="${href}">`).join('');
-    return new PageRenderer(bundle, container, links);
+    return new PageRenderer(bundle, container, Buffer.from(links));
   }
 
   async render(task: RouteToRender): Promise<Buffer> {
@@ -52,29 +52,39 @@ export class PageRenderer {
       const response = await get({ params: task.params, props: task.props, url, request: new Request(url) });
       return Buffer.from(await response.arrayBuffer());
     }
-    const html = await this.container.renderToString(module.default, {
+    // The response's bytes as Astro encoded them: its `renderToString` would decode them to a string that
+    // would then be encoded again.
+    const response = await this.container.renderToResponse(module.default, {
       props: task.props,
       params: task.params,
       request: new Request(url),
       partial: false,
     });
+    const html = Buffer.from(await response.arrayBuffer());
     const head = html.indexOf('</head>');
-    return Buffer.from(head === -1 ? html : `${html.slice(0, head)}${this.styleLinks}${html.slice(head)}`);
+    return head === -1 ? html : Buffer.concat([html.subarray(0, head), this.styleLinks, html.subarray(head)]);
   }
 }
 
 /**
  * Writes a file only when its bytes differ from what is there, through a temporary file and a rename so a
- * server never sends half a page. Returns whether it wrote.
+ * server never sends half a page. Returns whether it wrote. Synchronous: a render worker has nothing else to
+ * do meanwhile, and each awaited call would leave it idle for a round trip through libuv's thread pool.
  */
-export async function writeIfChanged(file: string, bytes: Buffer, force = false): Promise<boolean> {
-  if (!force) {
-    const existing = await fs.readFile(file).catch(() => undefined);
-    if (existing?.equals(bytes)) return false;
-  }
-  await fs.mkdir(path.dirname(file), { recursive: true });
+export function writeIfChanged(file: string, bytes: Buffer, force = false): boolean {
+  if (!force && readIfAny(file)?.equals(bytes)) return false;
+  mkdirSync(path.dirname(file), { recursive: true });
   const temp = `${file}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
-  await fs.writeFile(temp, bytes);
-  await fs.rename(temp, file);
+  writeFileSync(temp, bytes);
+  renameSync(temp, file);
   return true;
+}
+
+function readIfAny(file: string): Buffer | undefined {
+  try {
+    return readFileSync(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
 }

@@ -1,4 +1,4 @@
-import { promises as fs } from 'node:fs';
+import { statSync } from 'node:fs';
 import path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import { serveTasks } from '../util/worker-pool.ts';
@@ -32,8 +32,8 @@ serveTasks<RenderTask, RenderTaskResult>(parentPort!, async ({ routes, force }) 
     for (const route of routes) {
       const bytes = await (await renderer).render(route);
       const file = path.join(outDir, route.output);
-      const written = await writeIfChanged(file, bytes, force);
-      const stat = await fs.stat(file);
+      const written = writeIfChanged(file, bytes, force);
+      const stat = statSync(file);
       files.push({ output: route.output, written, size: stat.size, mtimeMs: stat.mtimeMs });
     }
     return { ok: true, files };

@@ -28,6 +28,8 @@ export interface JsonlOptions {
   hash?: Hash;
   /** Told, once the stream ends, where it ended. */
   onEnd?: (end: JsonlEnd) => void;
+  /** A value for a line known from its bytes alone, so it is neither decoded nor parsed (undefined: parse it). */
+  standIn?: (bytes: Buffer) => unknown;
 }
 
 export interface JsonlEnd {
@@ -83,6 +85,8 @@ export async function* readJsonlChunks(
       body = body.subarray(3);
     }
     if (body.length === 0 || isBlank(body)) return undefined;
+    const standIn = options.standIn?.(body);
+    if (standIn !== undefined) return { line: lineNo, value: standIn, start, end: offset };
     // Decoding replaces invalid bytes with U+FFFD; only then is the (slower) validity check needed.
     const text = body.toString('utf8');
     if (text.includes('\uFFFD') && !isUtf8(body)) {
