@@ -9,6 +9,7 @@ await build({
     'prerender-worker': 'src/render/render-worker.ts',
     'claude-session-worker': 'src/sources/claude-code/session-worker.ts',
     'site-render-worker': 'src/site-build/render-worker.ts',
+    'site-compile-worker': 'src/site-build/compile-worker.ts',
     'site-search-worker': 'src/search/site-shard-worker.ts',
   },
   outdir: 'dist-cli',

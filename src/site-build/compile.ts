@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import { existsSync, promises as fs, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Plugin, UserConfig } from 'vite';
+import { Worker } from 'node:worker_threads';
+import { workerFile } from '../util/worker-pool.ts';
+import type { CompileTask, CompileResult } from './compile-worker.ts';
 
 /** What a compiled renderer is: its entry module and the stylesheets its pages link. */
 export interface CompiledRenderer {
@@ -18,6 +20,8 @@ export interface CompiledRenderer {
 }
 
 const MANIFEST = 'renderer.json';
+
+const COMPILE_WORKER = workerFile(import.meta.url, 'site-compile-worker', './compile-worker.js');
 
 /**
  * The template hash: every file under src/ and public/ (pages, components, layouts, styles and the TypeScript they
@@ -76,60 +80,13 @@ export async function compileRenderer(packageRoot: string, cacheDir: string): Pr
   const known = await readCompiled(dir);
   if (known) return known;
   const staging = `${dir}.tmp-${process.pid}-${Date.now()}`;
-  const { build } = await import('vite');
-  const { getViteConfig } = await import('astro/config');
-  const shim = path.join(packageRoot, 'src', 'site', 'content-shim.ts');
-  const resolveOutside: Plugin = {
-    name: 'agent-logbook:renderer',
-    enforce: 'pre',
-    async resolveId(id, importer) {
-      // The pages' collections come straight from the data directory (see content-shim.ts).
-      if (id === 'astro:content') return shim;
-      if (!importer || /^[./\0]|^[a-z]+:/.test(id)) return null;
-      const resolved = await this.resolve(id, importer, { skipSelf: true });
-      if (resolved && !resolved.external && resolved.id.includes(`${path.sep}node_modules${path.sep}`)) {
-        return { id: resolved.id, external: true };
-      }
-      return null;
-    },
-  };
-  const userConfig: UserConfig = {
-    root: packageRoot,
-    logLevel: 'error',
-    ssr: { noExternal: true },
-    build: {
-      ssr: path.join(packageRoot, 'src', 'site-build', 'renderer-entry.ts'),
-      outDir: staging,
-      emptyOutDir: true,
-      ssrEmitAssets: true,
-      cssCodeSplit: false,
-      minify: false,
-      rollupOptions: { output: { format: 'esm', entryFileNames: 'entry.mjs' } },
-    },
-  };
-  const config = await getViteConfig(userConfig, {
-    root: packageRoot,
-    logLevel: 'error',
-    ...siteAndBase(process.env.AGENT_LOGBOOK_SITE_URL),
-  })({
-    mode: 'production',
-    command: 'build',
-  });
-  // Ahead of Astro's own resolver, which would hand `astro:content` its content-layer runtime.
-  config.plugins = [resolveOutside, ...(config.plugins ?? []).filter((p) => p !== resolveOutside)];
-  const previous = process.env.NODE_ENV;
-  process.env.NODE_ENV = 'production';
-  try {
-    await build({ ...config, configFile: false });
-  } finally {
-    if (previous === undefined) delete process.env.NODE_ENV;
-    else process.env.NODE_ENV = previous;
-  }
+  // In a thread of its own: Vite, Rollup and Astro's compiler stay loaded after a build, about 100 MB this
+  // process would carry through the page rendering; a thread's memory goes when it ends.
+  const { base } = await compileInWorker({ packageRoot, outDir: staging, siteUrl: process.env.AGENT_LOGBOOK_SITE_URL });
   const styles = (await fs.readdir(path.join(staging, '_astro')).catch(() => [] as string[]))
     .filter((name) => name.endsWith('.css'))
     .sort()
     .map((name) => `_astro/${name}`);
-  const base = typeof config.base === 'string' ? config.base : '/';
   const compiled: CompiledRenderer = { hash, dir, entry: path.join(dir, 'entry.mjs'), styles, base, compiled: true };
   await fs.writeFile(path.join(staging, MANIFEST), JSON.stringify({ styles, base }));
   await fs.rm(dir, { recursive: true, force: true });
@@ -142,15 +99,6 @@ export async function compileRenderer(packageRoot: string, cacheDir: string): Pr
   }
   await removeOtherRenderers(cacheDir, hash);
   return compiled;
-}
-
-/** Where the site will be published (`--site-url`, passed as AGENT_LOGBOOK_SITE_URL): Astro's `site` and
- * `base`, as the CLI gives them to Astro (`https://host/path/` → site and base `/path/`; `/path/` → base). */
-function siteAndBase(siteUrl: string | undefined): { site?: string; base?: string } {
-  if (!siteUrl) return {};
-  if (siteUrl.startsWith('/')) return { base: siteUrl };
-  const url = new URL(siteUrl);
-  return { site: url.origin, base: url.pathname };
 }
 
 async function readCompiled(dir: string): Promise<CompiledRenderer | undefined> {
@@ -171,4 +119,18 @@ async function removeOtherRenderers(cacheDir: string, keep: string): Promise<voi
     if (name === keep || name.startsWith(`${keep}.tmp-`)) continue;
     await fs.rm(path.join(cacheDir, name), { recursive: true, force: true }).catch(() => undefined);
   }
+}
+
+function compileInWorker(task: CompileTask): Promise<{ base: string }> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(COMPILE_WORKER, { workerData: task });
+    let result: CompileResult | undefined;
+    worker.once('message', (message: CompileResult) => (result = message));
+    worker.once('error', reject);
+    worker.once('exit', (code) => {
+      if (result?.ok) resolve({ base: result.base });
+      else if (result) reject(Object.assign(new Error(result.message), { stack: result.stack }));
+      else reject(new Error(`compiling the page templates stopped (exit code ${code})`));
+    });
+  });
 }

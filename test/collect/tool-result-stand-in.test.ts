@@ -6,6 +6,12 @@ import { FIXTURE_HOME, tempDir } from '../helpers/paths.ts';
 
 const line = (value: unknown) => Buffer.from(JSON.stringify(value));
 
+async function collectLight(dataDir: string, body: string) {
+  const entries = [];
+  for await (const entry of bodyMessagesButToolResults(dataDir, body)) entries.push(entry);
+  return entries;
+}
+
 describe('tool results known from their first bytes', () => {
   it('stands in for exactly the tool results of every archived body, and gives every other message whole', async () => {
     const dataDir = path.join(await tempDir('stand-in'), 'data');
@@ -15,8 +21,7 @@ describe('tool results known from their first bytes', () => {
     for (const summary of await new DataDir(dataDir).readSummaries()) {
       const whole = [];
       for await (const entry of bodyMessages(dataDir, summary.body)) whole.push(entry);
-      const light = [];
-      for await (const entry of bodyMessagesButToolResults(dataDir, summary.body)) light.push(entry);
+      const light = await collectLight(dataDir, summary.body);
       expect(light.length, summary.id).toBe(whole.length);
       whole.forEach(({ thread, message }, i) => {
         expect(light[i]!.thread).toBe(thread);
