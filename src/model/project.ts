@@ -3,6 +3,19 @@ import { createHash } from 'node:crypto';
 /** A URL-safe, stable slug for a project directory: its last path part plus a short hash of the whole path,
  * so `/a/app` and `/b/app` never collide. */
 export function projectSlug(cwd: string): string {
+  let slug = slugs.get(cwd);
+  if (slug === undefined) {
+    slug = slugOf(cwd);
+    if (slugs.size >= 10_000) slugs.clear();
+    slugs.set(cwd, slug);
+  }
+  return slug;
+}
+
+// A site build asks for the slug of a few hundred folders hundreds of thousands of times.
+const slugs = new Map<string, string>();
+
+function slugOf(cwd: string): string {
   if (!cwd) return 'unknown';
   const parts = cwd.split(/[\\/]+/).filter(Boolean);
   const base = (parts[parts.length - 1] ?? 'root')

@@ -136,7 +136,19 @@ function count(into: Record<string, number>, key: string, by: number): void {
 }
 
 export function firstLine(text: string, max = 160): string {
-  const line = (text.split('\n').find((l) => l.trim()) ?? '').replace(/\s+/g, ' ').trim();
+  // Line by line, not split whole: a prompt may be a long paste, and this runs for every one on every build.
+  let line = '';
+  for (let start = 0; start <= text.length;) {
+    const end = text.indexOf('\n', start);
+    const candidate = text.slice(start, end === -1 ? text.length : end);
+    if (candidate.trim()) {
+      line = candidate;
+      break;
+    }
+    if (end === -1) break;
+    start = end + 1;
+  }
+  line = line.replace(/\s+/g, ' ').trim();
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
@@ -162,9 +174,9 @@ export function sessionInPeriod(
   let last: string | undefined;
   const days = new Set<string>();
   for (const [slot, activity] of Object.entries(summary.stats.activity)) {
-    const iso = slot === 'unknown' ? summary.startedAt : `${slot}:00.000Z`;
-    const day = dayOf(iso, timeZone);
+    const day = slotDay(slot, summary.startedAt, timeZone);
     if (!inPeriod(day)) continue;
+    const iso = slot === 'unknown' ? summary.startedAt : `${slot}:00.000Z`;
     days.add(day);
     if (slot !== 'unknown') {
       slots += 1;
@@ -188,10 +200,13 @@ export function sessionInPeriod(
   const startIso = first && summary.startedAt > first ? summary.startedAt : (first ?? summary.startedAt);
   const endIso = last && summary.endedAt && summary.endedAt < last ? summary.endedAt : (last ?? summary.endedAt);
   const sortedDays = [...days].sort();
-  const promptLines = summary.prompts
-    .filter((p) => inPeriod(dayOf(p.timestamp, timeZone)))
-    .map((p) => ({ time: timeOf(p.timestamp, timeZone), day: dayOf(p.timestamp, timeZone), text: firstLine(p.text) }))
-    .filter((p) => p.text);
+  const promptLines: ReportSession['promptLines'] = [];
+  for (const p of summary.prompts) {
+    const day = dayOf(p.timestamp, timeZone);
+    if (!inPeriod(day)) continue;
+    const text = firstLine(p.text);
+    if (text) promptLines.push({ time: timeOf(p.timestamp, timeZone), day, text });
+  }
   const project = projectOf(summary);
   const { source, sessionId } = splitSessionKey(summary.id);
   return {

@@ -82,4 +82,26 @@ describe('dayOf, timeOf and zonedSecond, worked out once a minute', () => {
     expect(timeOf('2026-03-02T16:30Z', 'Asia/Tokyo')).toBe('01:30');
     expect(timeOf('2026-03-02T16:30:00+09:00', 'Asia/Tokyo')).toBe('16:30');
   });
+
+  it('agree with zoned formatting minute by minute on the days the offset changes, and before 2000', () => {
+    // Each zone's changes in 2025–2026 are found by the offset at noon UTC differing from the day before's;
+    // then every minute of the two days around the change is compared.
+    const zones = ['America/New_York', 'Europe/London', 'Australia/Lord_Howe', 'Pacific/Chatham', 'America/Santiago'];
+    const offsetName = (date: Date, zone: string) => format(date, 'xxx', { in: tz(zone) });
+    let changes = 0;
+    for (const zone of zones) {
+      for (let day = Date.UTC(2025, 0, 2, 12); day < Date.UTC(2027, 0, 1); day += 86_400_000) {
+        if (offsetName(new Date(day), zone) === offsetName(new Date(day - 86_400_000), zone)) continue;
+        changes += 1;
+        for (let at = day - 36 * 3_600_000; at < day + 12 * 3_600_000; at += 60_000) {
+          const written = new Date(at).toISOString();
+          const expected = format(new Date(at), 'yyyy-MM-dd HH:mm:ss xxx', { in: tz(zone) });
+          expect(zonedSecond(written, zone), `${written} in ${zone}`).toBe(expected);
+        }
+      }
+    }
+    expect(changes).toBe(zones.length * 4);
+    expect(zonedSecond('1969-07-20T20:17:40Z', 'America/New_York')).toBe('1969-07-20 16:17:40 -04:00');
+    expect(dayOf('1999-12-31T20:00:00Z', 'Asia/Tokyo')).toBe('2000-01-01');
+  });
 });
