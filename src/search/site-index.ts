@@ -7,7 +7,7 @@ import type { ShareSettings } from '../site/share-mode.ts';
 import { defaultThreads, workerFile, WorkerPool } from '../util/worker-pool.ts';
 import { PageTextCache } from './page-texts.ts';
 import { type SiteSession, siteSessions } from './site-records.ts';
-import type { SiteSearchTask, SiteSearchTaskResult } from './site-shard-worker.ts';
+import { runSiteSearchTask, type SiteSearchTask, type SiteSearchTaskResult } from './site-shard.ts';
 import { emptyShardState, planShards, shardChars, type ShardState } from './site-shards.ts';
 
 const WORKER = workerFile(import.meta.url, 'site-search-worker', './site-shard-worker.js');
@@ -81,20 +81,37 @@ export async function writeSiteSearch(options: SiteSearchOptions): Promise<SiteS
   );
   const byKey = new Map(sessions.map((s) => [s.key, s]));
   const cache = new PageTextCache(options.dataDir);
-  let pool: WorkerPool<SiteSearchTask, SiteSearchTaskResult> | undefined;
-  const workers = () => (pool ??= new WorkerPool(WORKER, defaultThreads(), undefined, 1));
+  let pool: { workers: WorkerPool<SiteSearchTask, SiteSearchTaskResult>; size: number } | undefined;
+  /** Runs one of `tasks` tasks: on this thread when it is the only one (a rebuild after one change, where
+   * starting workers would take longer than the task), else in workers, as many as there are tasks or cores. */
+  const retired: Promise<void>[] = [];
+  const run = (task: SiteSearchTask, tasks: number): Promise<SiteSearchTaskResult> => {
+    if (tasks === 1 && !pool) return runSiteSearchTask(task);
+    const size = Math.min(defaultThreads(), tasks);
+    // Synchronously: the tasks of a phase are started together and must share one pool. A smaller pool
+    // left from the phase before is idle by now.
+    if (!pool || pool.size < size) {
+      if (pool) retired.push(pool.workers.close());
+      pool = { workers: new WorkerPool(WORKER, size, undefined, 1), size };
+    }
+    return pool.workers.run(task);
+  };
   let records = 0;
   try {
     // The texts of the sessions that changed since they were last read, from the archive, on every core.
     const known = cache.stamps();
     const stale = sessions.filter((s) => known.get(s.key)?.stamp !== s.bodyStamp);
+    const batches = readBatches(stale);
     await Promise.all(
-      readBatches(stale).map(async (batch) => {
-        const result = await workers().run({
-          type: 'read',
-          dataDir: options.dataDir,
-          sessions: batch.map((s) => ({ key: s.key, body: s.body })),
-        });
+      batches.map(async (batch) => {
+        const result = await run(
+          {
+            type: 'read',
+            dataDir: options.dataDir,
+            sessions: batch.map((s) => ({ key: s.key, body: s.body })),
+          },
+          batches.length,
+        );
         if (!result.ok) throw new Error(`the site search could not read the archive: ${result.error}`);
         if (result.type !== 'read') return;
         for (const { key, rows } of result.texts) cache.put(key, byKey.get(key)!.bodyStamp, rows);
@@ -119,15 +136,18 @@ export async function writeSiteSearch(options: SiteSearchOptions): Promise<SiteS
       await Promise.all(
         order.map(async ([shard, keys]) => {
           const outputPath = path.join(staging, shard);
-          const result = await workers().run({
-            type: 'shard',
-            dataDir: options.dataDir,
-            timeZone: options.timeZone,
-            share: options.share,
-            shard,
-            sessions: keys.map((key) => byKey.get(key)!),
-            outputPath,
-          });
+          const result = await run(
+            {
+              type: 'shard',
+              dataDir: options.dataDir,
+              timeZone: options.timeZone,
+              share: options.share,
+              shard,
+              sessions: keys.map((key) => byKey.get(key)!),
+              outputPath,
+            },
+            order.length,
+          );
           if (!result.ok) throw new Error(`the site search index could not be written: ${result.error}`);
           if (result.type !== 'shard') return;
           records += result.pages;
@@ -151,7 +171,7 @@ export async function writeSiteSearch(options: SiteSearchOptions): Promise<SiteS
     return { records, read: stale.length, shards: shards.length, written: plan.dirty.size, bytes };
   } finally {
     cache.close();
-    await pool?.close();
+    await Promise.all([...retired, pool?.workers.close()]);
   }
 }
 

@@ -52,8 +52,8 @@ export interface ShardWritten {
 
 /**
  * Writes one shard: a record and a text file per page of its sessions (see site-record.ts), from the text
- * cache, indexed by Pagefind into `outputPath`. Runs in a worker thread (site-shard-worker.ts), which has a Pagefind indexer
- * process of its own.
+ * cache, indexed by Pagefind into `outputPath`. Each thread that writes shards (workers, see
+ * site-shard-worker.ts, or the build's own for a single shard) has a Pagefind indexer process of its own.
  */
 export async function writeShard(job: ShardJob): Promise<ShardWritten> {
   const options: RecordOptions = {
@@ -70,21 +70,25 @@ export async function writeShard(job: ShardJob): Promise<ShardWritten> {
     await fs.mkdir(path.join(job.outputPath, TEXT_DIR), { recursive: true });
     let pages = 0;
     let chars = 0;
+    // Every record is handed to Pagefind without waiting for the one before: its indexer works while the
+    // next session's records are made.
+    const added: Promise<{ errors: string[] }>[] = [];
+    const writes: Promise<void>[] = [];
     for (const session of job.sessions) {
       const records = sessionRecords(cache.rows(session.key), session, options);
-      const writes = records.map(({ record, text }) => {
+      for (const { record, text } of records) {
         const name = `${createHash('sha256').update(record.url).digest('hex').slice(0, 20)}${TEXT_FILE_EXTENSION}`;
         record.meta.text = `${job.shard}/${TEXT_DIR}/${name}`;
         chars += text.length;
         // Node writes no time into the gzip header: the same text makes the same bytes.
-        return fs.writeFile(path.join(job.outputPath, TEXT_DIR, name), gzipSync(text));
-      });
-      const added = await Promise.all(records.map(({ record }) => index.addCustomRecord(record)));
-      await Promise.all(writes);
-      const failed = added.flatMap((r) => r.errors);
-      if (failed.length > 0) throw new Error(failed.join('; '));
+        writes.push(fs.writeFile(path.join(job.outputPath, TEXT_DIR, name), gzipSync(text)));
+        added.push(index.addCustomRecord(record));
+      }
       pages += records.length;
     }
+    const failed = (await Promise.all(added)).flatMap((r) => r.errors);
+    await Promise.all(writes);
+    if (failed.length > 0) throw new Error(failed.join('; '));
     const written = await index.writeFiles({ outputPath: job.outputPath });
     if (written.errors.length > 0) throw new Error(written.errors.join('; '));
     await index.deleteIndex();
@@ -96,6 +100,22 @@ export async function writeShard(job: ShardJob): Promise<ShardWritten> {
   } finally {
     cache.close();
     await pagefind.close();
+  }
+}
+
+export type SiteSearchTask = ({ type: 'read' } & ReadJob) | ({ type: 'shard' } & ShardJob);
+export type SiteSearchTaskResult =
+  | { ok: true; type: 'read'; texts: ReadResult }
+  | ({ ok: true; type: 'shard' } & ShardWritten)
+  | { ok: false; error: string };
+
+/** A task of the site search, in a worker (site-shard-worker.ts) or, when it is the only one, on this thread. */
+export async function runSiteSearchTask(task: SiteSearchTask): Promise<SiteSearchTaskResult> {
+  try {
+    if (task.type === 'read') return { ok: true, type: 'read', texts: await readTexts(task) };
+    return { ok: true, type: 'shard', ...(await writeShard(task)) };
+  } catch (error) {
+    return { ok: false, error: (error as Error).message };
   }
 }
 
