@@ -146,27 +146,36 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
   let indexBatch: RouteToRender[] = [];
   const sessionTasks = new Map<string, RouteToRender[]>();
   const bodyStamps = new Map<string, string>();
-  // Summaries are most of the props, and the same objects in many routes (a session's pages, its days, its
-  // project): each is written and hashed once, and stands in the routes' props as its digest.
-  const summaryDigests = new Map<object, string>();
+  // The objects routes' props hold (a session's summary, a day's index) are the same objects in many routes
+  // (a session's pages and its days; a day's page, its Markdown and two weeks) and most of the props: each is
+  // written and hashed once, and stands in the keys as its digest, in the objects that hold it too.
+  const digests = new Map<object, string>();
   for (const route of routes) {
-    const summary = sessionOf(route);
-    if (summary && !summaryDigests.has(summary)) summaryDigests.set(summary, hash(JSON.stringify(summary)));
+    for (const value of Object.values(route.props)) {
+      for (const item of Array.isArray(value) ? value : [value]) {
+        if (typeof item === 'object' && item !== null) digests.set(item, '');
+      }
+    }
   }
-  const propsJson = (props: Record<string, unknown>) =>
-    JSON.stringify(props, (_key, value: unknown) =>
-      typeof value === 'object' && value !== null ? (summaryDigests.get(value) ?? value) : value,
+  const json = (root: unknown): string =>
+    JSON.stringify(root, (_key, value: unknown) =>
+      typeof value === 'object' && value !== null && value !== root && digests.has(value) ? digestOf(value) : value,
     );
+  const digestOf = (value: object): string => {
+    let digest = digests.get(value);
+    if (!digest) digests.set(value, (digest = hash(json(value))));
+    return digest;
+  };
   for (const route of routes) {
     const summary = sessionOf(route);
     let key = siteKey;
     if (summary) {
       let stamp = bodyStamps.get(summary.body);
       if (stamp === undefined) bodyStamps.set(summary.body, (stamp = await bodyStamp(dataDir, summary.body)));
-      key = hash(optionsKey, route.output, propsJson(route.props), stamp);
+      key = hash(optionsKey, route.output, json(route.props), stamp);
     } else if (Object.keys(route.props).length > 0) {
       // A page made from its props (a day, a week, a project) changes only when they do.
-      key = hash(optionsKey, route.output, propsJson(route.props));
+      key = hash(optionsKey, route.output, json(route.props));
     }
     const known = previous?.outputs[route.output];
     outputs[route.output] = { key, size: known?.size ?? 0, mtimeMs: known?.mtimeMs ?? 0 };

@@ -1,8 +1,9 @@
 import { getCollection } from 'astro:content';
 import type { HistoryPrompt, SessionSummary } from '../model/session.ts';
 import { computeStats, type StatsJson } from '../stats/aggregate.ts';
-import { weekOf, type WeekStart } from '../stats/calendar.ts';
+import { previousWeek, weekDays, weekOf, type WeekStart } from '../stats/calendar.ts';
 import { buildDayIndexes, buildProjectIndexes, type DayIndex, type ProjectIndex } from '../stats/indexes.ts';
+import { insightLines } from '../insights/report-lines.ts';
 import { type PeriodReport, weekReport, weeksWithActivity } from '../report/reports.ts';
 import { dataDir, hasHistoryPrompts, hasSummaries, indexStamp, siteOptions } from './data.ts';
 
@@ -60,4 +61,56 @@ export async function siteWeekReport(week: string): Promise<PeriodReport> {
   let report = reports.get(week);
   if (!report) reports.set(week, (report = weekReport(indexes.days, week, indexes.timeZone, indexes.weekStart)));
   return report;
+}
+
+/** What a day's page and its Markdown are made from. */
+export type DayRouteProps = {
+  day: DayIndex;
+  prev?: string;
+  next?: string;
+  /** The day's insight lines, which read git repositories on disk: in the props so that the site build, which
+   * keys a page by its props, makes the page again when a commit changes them. */
+  insights: string[];
+};
+
+/**
+ * The routes of the day pages and of their Markdown: a day's report is made when the page is rendered, from
+ * the day's index (its sessions and prompts) and its neighbours, which are its props. Making every day's
+ * report here instead, for the props alone, cost most of a rebuild after one change.
+ */
+export async function dayRoutes(): Promise<{ params: { day: string }; props: DayRouteProps }[]> {
+  const { days, timeZone } = await siteIndexes();
+  const list = [...days.values()];
+  return list.map((day, i) => ({
+    params: { day: day.day },
+    props: { day, prev: list[i - 1]?.day, next: list[i + 1]?.day, insights: insightLines(days, [day.day], timeZone) },
+  }));
+}
+
+/** What a week's page and its Markdown are made from: the indexes of its days and of the week before's, which
+ * its report compares with (see dayRoutes). */
+export type WeekRouteProps = {
+  week: string;
+  days: DayIndex[];
+  prev?: string;
+  next?: string;
+  insights: string[];
+};
+
+export async function weekRoutes(): Promise<{ params: { week: string }; props: WeekRouteProps }[]> {
+  const { days, weeks, timeZone, weekStart } = await siteIndexes();
+  return weeks.map((week, i) => {
+    const own = weekDays(week, weekStart);
+    const inputs = [...weekDays(previousWeek(week, weekStart), weekStart), ...own];
+    return {
+      params: { week },
+      props: {
+        week,
+        days: inputs.flatMap((day) => days.get(day) ?? []),
+        prev: weeks[i - 1],
+        next: weeks[i + 1],
+        insights: insightLines(days, own, timeZone),
+      },
+    };
+  });
 }

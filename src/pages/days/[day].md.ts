@@ -1,18 +1,17 @@
 import type { APIRoute, GetStaticPaths } from 'astro';
 import { dayMarkdown } from '../../report/markdown.ts';
-import { type DayReport, dayReport } from '../../report/reports.ts';
-import { siteIndexes } from '../../site/collections.ts';
+import { dayReport } from '../../report/reports.ts';
+import { dayRoutes, type DayRouteProps, siteIndexes } from '../../site/collections.ts';
 import { siteOptions } from '../../site/data.ts';
 import { markdownLinkBase } from '../../site/format.ts';
 
-// The report is the route's props, so the site build writes it again only when it changed.
-export const getStaticPaths: GetStaticPaths = async () => {
-  const { days, timeZone } = await siteIndexes();
-  return [...days.keys()].map((day) => ({ params: { day }, props: { report: dayReport(days, day, timeZone) } }));
-};
+// The day's inputs are the route's props, so the site build writes it again only when they changed.
+export const getStaticPaths: GetStaticPaths = dayRoutes;
 
-export const GET: APIRoute = ({ props }) => {
-  const { report } = props as { report: DayReport };
+export const GET: APIRoute = async ({ props }) => {
+  const { day } = props as DayRouteProps;
+  const { days, timeZone } = await siteIndexes();
+  const report = dayReport(days, day.day, timeZone);
   return new Response(dayMarkdown(report, { linkBase: markdownLinkBase(siteOptions().siteUrl) }), {
     headers: { 'Content-Type': 'text/markdown; charset=utf-8' },
   });
