@@ -8,7 +8,8 @@ export interface LiveOptions {
   base?: string;
   /** Directories whose changes never count (the data and output directories). */
   ignore: string[];
-  /** Collects and builds; returns the source locations to watch and a one-line account of what changed. */
+  /** Collects and builds; returns the source locations to watch and a one-line account of what changed (and
+   * how long it took). */
   rebuild: () => Promise<{ locations: string[]; summary: string }>;
   log: (text: string) => void;
   /** Resolves when the user asks to stop (Ctrl-C). */
@@ -33,12 +34,11 @@ export async function serveLive(options: LiveOptions): Promise<void> {
   );
   let watcher: ReturnType<typeof watchSources> | undefined;
   const queue = new RebuildQueue(async () => {
-    const started = Date.now();
     try {
       const { locations, summary } = await options.rebuild();
       watcher?.update(locations);
       server.reload();
-      options.log(`${summary} (${((Date.now() - started) / 1000).toFixed(1)}s)\n`);
+      options.log(`${summary}\n`);
     } catch (error) {
       options.log(`agent-logbook: rebuild failed: ${(error as Error).message}\n`);
     }

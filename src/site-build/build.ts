@@ -201,8 +201,9 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
   const total = stale.reduce((n, task) => n + task.length, 0);
   options.onOutputs?.(new Set(Object.keys(outputs)), total);
   options.onProgress?.({ phase: 'pages', done: 0, total });
-  if (stale.length > 0 && total <= IN_PROCESS_ROUTES && !options.workers) {
-    // A few pages (one session changed): starting workers would cost more than rendering them here.
+  if (stale.length > 0 && total <= IN_PROCESS_ROUTES) {
+    // A few pages (one session changed): starting workers, or handing the pages to the ones `serve --watch`
+    // keeps, would cost more than rendering them here, where the renderer is loaded already.
     const here = await PageRenderer.create(bundle, styleHrefs);
     for (const task of stale) {
       for (const route of task) {
