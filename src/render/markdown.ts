@@ -204,8 +204,12 @@ export function sanitizeHtml(html: string): string {
   });
 }
 
+// Bounded by characters, not entries: a worker renders the pages of a session of any size, whose messages
+// may each be long, under a heap of a few hundred MB.
 const cache = new Map<string, string>();
 const CACHE_LIMIT = 5000;
+const CACHE_CHARS = 4_000_000;
+let cachedChars = 0;
 
 /** Sanitized HTML kept between runs (the render cache), for Markdown that needs the sanitizer. */
 export interface SanitizedStore {
@@ -232,7 +236,11 @@ export function renderMarkdown(markdown: string, store?: SanitizedStore): string
       store?.put?.(markdown, html);
     }
   }
-  if (cache.size >= CACHE_LIMIT) cache.clear();
+  if (cache.size >= CACHE_LIMIT || cachedChars >= CACHE_CHARS) {
+    cache.clear();
+    cachedChars = 0;
+  }
   cache.set(markdown, html);
+  cachedChars += markdown.length + html.length;
   return html;
 }

@@ -208,7 +208,7 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
     for (const task of stale) {
       for (const route of task) {
         const file = path.join(outDir, route.output);
-        if (writeIfChanged(file, await here.render(route), options.full)) written += 1;
+        if (await here.renderTo(file, route, options.full)) written += 1;
         const stat = await fs.stat(file);
         outputs[route.output] = { ...outputs[route.output]!, size: stat.size, mtimeMs: stat.mtimeMs };
         rendered += 1;

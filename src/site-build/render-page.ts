@@ -1,4 +1,14 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type RouteFile, urlPathOf } from './routes.ts';
@@ -42,16 +52,33 @@ export class PageRenderer {
     return new PageRenderer(bundle, container, Buffer.from(links));
   }
 
-  async render(task: RouteToRender): Promise<Buffer> {
+  /** Renders a page or an endpoint into `file`, written only when its bytes differ (see writeIfChanged).
+   * Returns whether it wrote. An endpoint's response is streamed to the disk: a session's Markdown can be
+   * larger than a worker's heap. */
+  async renderTo(file: string, task: RouteToRender, force = false): Promise<boolean> {
+    if (!task.route.endpoint) return writeIfChanged(file, await this.render(task), force);
+    const module = this.pageModule(task);
+    const get = module.GET as ((context: Record<string, unknown>) => Promise<Response> | Response) | undefined;
+    if (!get) throw new Error(`${task.route.file} has no GET`);
+    const url = this.urlOf(task);
+    const response = await get({ params: task.params, props: task.props, url, request: new Request(url) });
+    return writeStreamIfChanged(file, response.body ?? new Blob([]).stream(), force);
+  }
+
+  private pageModule(task: RouteToRender): Record<string, unknown> {
     const module = this.bundle.pageModules[task.route.file];
     if (!module) throw new Error(`no page module ${task.route.file} in the renderer`);
-    const url = new URL(urlPathOf(task.output, this.bundle.baseUrl), 'http://localhost');
-    if (task.route.endpoint) {
-      const get = module.GET as ((context: Record<string, unknown>) => Promise<Response> | Response) | undefined;
-      if (!get) throw new Error(`${task.route.file} has no GET`);
-      const response = await get({ params: task.params, props: task.props, url, request: new Request(url) });
-      return Buffer.from(await response.arrayBuffer());
-    }
+    return module;
+  }
+
+  private urlOf(task: RouteToRender): URL {
+    return new URL(urlPathOf(task.output, this.bundle.baseUrl), 'http://localhost');
+  }
+
+  /** A page's HTML. */
+  private async render(task: RouteToRender): Promise<Buffer> {
+    const module = this.pageModule(task);
+    const url = this.urlOf(task);
     // The response's bytes as Astro encoded them: its `renderToString` would decode them to a string that
     // would then be encoded again.
     const response = await this.container.renderToResponse(module.default, {
@@ -78,6 +105,58 @@ export function writeIfChanged(file: string, bytes: Buffer, force = false): bool
   writeFileSync(temp, bytes);
   renameSync(temp, file);
   return true;
+}
+
+/**
+ * writeIfChanged for a stream: the bytes go to a temporary file as they come, compared on the way with the
+ * file that is there; the temporary file replaces it only when they differ. Holds one chunk at a time.
+ */
+export async function writeStreamIfChanged(
+  file: string,
+  body: ReadableStream<Uint8Array>,
+  force = false,
+): Promise<boolean> {
+  mkdirSync(path.dirname(file), { recursive: true });
+  const temp = `${file}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
+  const out = openSync(temp, 'w');
+  let existing = force ? undefined : openIfAny(file);
+  let same = existing !== undefined;
+  let offset = 0;
+  let replaced = false;
+  try {
+    let scratch = Buffer.alloc(0);
+    const reader = body.getReader();
+    for (let next = await reader.read(); !next.done; next = await reader.read()) {
+      const chunk = next.value;
+      writeSync(out, chunk);
+      if (same) {
+        if (scratch.length < chunk.length) scratch = Buffer.alloc(chunk.length);
+        const read = readSync(existing!, scratch, 0, chunk.length, offset);
+        same = read === chunk.length && scratch.subarray(0, read).equals(chunk);
+      }
+      offset += chunk.length;
+    }
+    // …and the file there has nothing after them.
+    if (same) same = readSync(existing!, Buffer.alloc(1), 0, 1, offset) === 0;
+    closeSync(out);
+    if (existing !== undefined) closeSync(existing);
+    existing = undefined;
+    if (!same) renameSync(temp, file);
+    replaced = !same;
+    return replaced;
+  } finally {
+    if (existing !== undefined) closeSync(existing);
+    if (!replaced) rmSync(temp, { force: true });
+  }
+}
+
+function openIfAny(file: string): number | undefined {
+  try {
+    return openSync(file, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
 }
 
 function readIfAny(file: string): Buffer | undefined {

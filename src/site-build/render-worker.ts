@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import { serveTasks } from '../util/worker-pool.ts';
-import { loadBundle, PageRenderer, type RouteToRender, writeIfChanged } from './render-page.ts';
+import { loadBundle, PageRenderer, type RouteToRender } from './render-page.ts';
 
 /** Given once per worker. */
 export interface RenderWorkerData {
@@ -30,9 +30,8 @@ serveTasks<RenderTask, RenderTaskResult>(parentPort!, async ({ routes, force }) 
   try {
     const files = [];
     for (const route of routes) {
-      const bytes = await (await renderer).render(route);
       const file = path.join(outDir, route.output);
-      const written = writeIfChanged(file, bytes, force);
+      const written = await (await renderer).renderTo(file, route, force);
       const stat = statSync(file);
       files.push({ output: route.output, written, size: stat.size, mtimeMs: stat.mtimeMs });
     }
