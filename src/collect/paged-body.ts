@@ -16,16 +16,17 @@ interface Span {
 /**
  * A long session read a page at a time, for its paginated session pages: one pass over the message lines
  * notes where each page's slice of the main thread starts, where each subagent's lines are, and keeps the
- * patches (small); a page then reads only its own lines. However big the session, memory holds one page
- * (with the subagents its calls spawned) and the patches, and the file is read about twice in all.
+ * patches are; a page then reads only its own lines and their patches. However big the session, memory holds
+ * one page (with the subagents its calls spawned) and where the lines are, and the file is read about twice
+ * in all. (Patches are not kept parsed: a 2 GB session has hundreds of thousands, tens of MB of JSON.)
  *
  * `starts` are the main-thread message indexes where pages start (SessionSummary.pageStarts).
  */
 export class PagedBody {
   private readonly pageOffsets: number[] = [];
   private readonly agentLines = new Map<string, Span[]>();
-  /** thread → message id → patches, in file order */
-  private readonly patches = new Map<string, Map<string, MessagePatch[]>>();
+  /** thread → message id → where its patches are, in file order */
+  private readonly patches = new Map<string, Map<string, Span[]>>();
   private mainCount = 0;
   /** Offsets of lines that do not parse (skipped, with a warning). */
   private readonly damaged = new Set<number>();
@@ -51,9 +52,10 @@ export class PagedBody {
           const patch = (JSON.parse(line.toString('utf8')) as { patch: MessagePatch }).patch;
           let byId = this.patches.get(peek.thread);
           if (!byId) this.patches.set(peek.thread, (byId = new Map()));
+          const span = { offset, length: line.length };
           const list = byId.get(patch.id);
-          if (list) list.push(patch);
-          else byId.set(patch.id, [patch]);
+          if (list) list.push(span);
+          else byId.set(patch.id, [span]);
         } else if (peek.thread === MAIN_THREAD) {
           while (nextStart < starts.length && starts[nextStart] === this.mainCount) {
             this.pageOffsets[nextStart] = offset;
@@ -92,7 +94,7 @@ export class PagedBody {
           const peek = peekLine(line);
           if (peek.kind !== 'message' || peek.thread !== MAIN_THREAD) return true;
           try {
-            messages.push(this.patched(MAIN_THREAD, line));
+            messages.push(this.patched(fd, MAIN_THREAD, line));
           } catch (error) {
             archiveWarning({ file: this.file, message: `${badArchiveLine(false, error)} (at byte ${at})` });
             skipped += 1;
@@ -110,7 +112,7 @@ export class PagedBody {
           ...agent,
           messages: (this.agentLines.get(agent.agentId) ?? []).flatMap((span) => {
             try {
-              return [this.patched(agent.agentId, readSpan(fd, span))];
+              return [this.patched(fd, agent.agentId, readSpan(fd, span))];
             } catch (error) {
               archiveWarning({ file: this.file, message: `${badArchiveLine(false, error)} (at byte ${span.offset})` });
               return [];
@@ -123,9 +125,11 @@ export class PagedBody {
     }
   }
 
-  private patched(thread: string, line: Buffer): NormalizedMessage {
+  private patched(fd: number, thread: string, line: Buffer): NormalizedMessage {
     const { message } = JSON.parse(line.toString('utf8')) as Extract<BodyLine, { message: unknown }>;
-    for (const patch of this.patches.get(thread)?.get(message.id) ?? []) applyPatch(message, patch);
+    for (const span of this.patches.get(thread)?.get(message.id) ?? []) {
+      applyPatch(message, (JSON.parse(readSpan(fd, span).toString('utf8')) as { patch: MessagePatch }).patch);
+    }
     return message;
   }
 }

@@ -6,9 +6,8 @@ import { SOURCE_IDS } from '../model/message.ts';
 import type { SessionSummary } from '../model/session.ts';
 import { defaultThreads, workerFile, WorkerPool } from '../util/worker-pool.ts';
 import { compileRenderer } from './compile.ts';
-import { loadBundle, PageRenderer, type RouteToRender, writeIfChanged } from './render-page.ts';
+import { listRoutes, loadBundle, PageRenderer, type RouteToRender, writeIfChanged } from './render-page.ts';
 import type { RenderTask, RenderTaskResult, RenderWorkerData } from './render-worker.ts';
-import { outputPath, routeFile } from './routes.ts';
 
 const WORKER = workerFile(import.meta.url, 'site-render-worker', './render-worker.js');
 
@@ -224,7 +223,7 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
     try {
       await Promise.all(
         stale.map(async (task) => {
-          const result = await pool.run({ routes: task, force: options.full === true });
+          const result = await pool.run({ outputs: task.map((r) => r.output), siteKey, force: options.full === true });
           if (!result.ok) throw new Error(`rendering ${result.error}`);
           for (const file of result.files) {
             outputs[file.output] = { ...outputs[file.output]!, size: file.size, mtimeMs: file.mtimeMs };
@@ -277,29 +276,6 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
     removed,
     compiled,
   };
-}
-
-/** Every route of every page module, with its output file, in a stable order. */
-async function listRoutes(modules: Record<string, Record<string, unknown>>): Promise<RouteToRender[]> {
-  const routes: RouteToRender[] = [];
-  const seen = new Map<string, string>();
-  for (const file of Object.keys(modules).sort()) {
-    const route = routeFile(file);
-    if (!route) continue;
-    const module = modules[file]!;
-    const entries: { params?: Record<string, string | undefined>; props?: Record<string, unknown> }[] = route.dynamic
-      ? await (module.getStaticPaths as () => Promise<typeof entries> | typeof entries)()
-      : [{}];
-    for (const entry of entries.flat()) {
-      const params = entry.params ?? {};
-      const output = outputPath(route, params);
-      const other = seen.get(output);
-      if (other) throw new Error(`two routes make ${output}: ${other} and ${file}`);
-      seen.set(output, file);
-      routes.push({ route, params, props: entry.props ?? {}, output });
-    }
-  }
-  return routes;
 }
 
 /** The session a route is made from, when its props are exactly a summary and perhaps a page number (a page

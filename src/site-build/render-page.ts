@@ -11,7 +11,7 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { type RouteFile, urlPathOf } from './routes.ts';
+import { outputPath, type RouteFile, routeFile, urlPathOf } from './routes.ts';
 
 /** The compiled renderer bundle (see renderer-entry.ts). */
 export interface RendererBundle {
@@ -33,6 +33,29 @@ export interface RouteToRender {
   params: Record<string, string | undefined>;
   props: Record<string, unknown>;
   output: string;
+}
+
+/** Every route of every page module, with its output file, in a stable order. */
+export async function listRoutes(modules: Record<string, Record<string, unknown>>): Promise<RouteToRender[]> {
+  const routes: RouteToRender[] = [];
+  const seen = new Map<string, string>();
+  for (const file of Object.keys(modules).sort()) {
+    const route = routeFile(file);
+    if (!route) continue;
+    const module = modules[file]!;
+    const entries: { params?: Record<string, string | undefined>; props?: Record<string, unknown> }[] = route.dynamic
+      ? await (module.getStaticPaths as () => Promise<typeof entries> | typeof entries)()
+      : [{}];
+    for (const entry of entries.flat()) {
+      const params = entry.params ?? {};
+      const output = outputPath(route, params);
+      const other = seen.get(output);
+      if (other) throw new Error(`two routes make ${output}: ${other} and ${file}`);
+      seen.set(output, file);
+      routes.push({ route, params, props: entry.props ?? {}, output });
+    }
+  }
+  return routes;
 }
 
 type Container = Awaited<ReturnType<RendererBundle['experimental_AstroContainer']['create']>>;

@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import { serveTasks } from '../util/worker-pool.ts';
-import { loadBundle, PageRenderer, type RouteToRender } from './render-page.ts';
+import { listRoutes, loadBundle, PageRenderer, type RouteToRender } from './render-page.ts';
 
 /** Given once per worker. */
 export interface RenderWorkerData {
@@ -11,9 +11,16 @@ export interface RenderWorkerData {
   outDir: string;
 }
 
-/** One task: the routes of one session (its pages, in order, so a long body is opened once), or a few others. */
+/**
+ * One task: the outputs of one session (its pages, in order, so a long body is opened once), or a few others.
+ * Named, not sent with their props: the worker lists the routes itself, from the same data, once a build.
+ * Props cloned into every task would hold the summaries and day indexes many times over, and those of one
+ * 2 GB session alone are tens of MB.
+ */
 export interface RenderTask {
-  routes: RouteToRender[];
+  outputs: string[];
+  /** The build's key of the archive's index and the options: the routes are listed again when it changes. */
+  siteKey: string;
   /** Write even when the bytes are the same (`build --full`). */
   force: boolean;
 }
@@ -23,13 +30,29 @@ export type RenderTaskResult =
   | { ok: false; error: string };
 
 const { entry, styleHrefs, outDir } = workerData as RenderWorkerData;
-const renderer = loadBundle(entry).then((bundle) => PageRenderer.create(bundle, styleHrefs));
+const bundle = loadBundle(entry);
+const renderer = bundle.then((loaded) => PageRenderer.create(loaded, styleHrefs));
+let routes: { siteKey: string; byOutput: Promise<Map<string, RouteToRender>> } | undefined;
+
+function routesOf(siteKey: string): Promise<Map<string, RouteToRender>> {
+  if (routes?.siteKey !== siteKey) {
+    const byOutput = bundle.then(async (loaded) => {
+      const listed = await listRoutes(loaded.pageModules);
+      return new Map(listed.map((route) => [route.output, route]));
+    });
+    routes = { siteKey, byOutput };
+  }
+  return routes.byOutput;
+}
 
 // Renders pages with the compiled renderer and writes the ones whose bytes changed, off the main thread.
-serveTasks<RenderTask, RenderTaskResult>(parentPort!, async ({ routes, force }) => {
+serveTasks<RenderTask, RenderTaskResult>(parentPort!, async ({ outputs, siteKey, force }) => {
   try {
     const files = [];
-    for (const route of routes) {
+    const byOutput = await routesOf(siteKey);
+    for (const output of outputs) {
+      const route = byOutput.get(output);
+      if (!route) throw new Error(`the renderer has no route for ${output} (did the archive change during the build?)`);
       const file = path.join(outDir, route.output);
       const written = await (await renderer).renderTo(file, route, force);
       const stat = statSync(file);
@@ -37,7 +60,7 @@ serveTasks<RenderTask, RenderTaskResult>(parentPort!, async ({ routes, force }) 
     }
     return { ok: true, files };
   } catch (error) {
-    const where = routes[0]?.output ?? '';
+    const where = outputs[0] ?? '';
     return { ok: false, error: `${where}: ${(error as Error).stack ?? String(error)}` };
   }
 });
