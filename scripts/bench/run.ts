@@ -33,8 +33,8 @@ const CLI = path.join(ROOT, 'bin', 'agent-logbook.js');
 const CCUSAGE = path.join(ROOT, 'node_modules', 'ccusage', 'dist', 'index.js');
 /** Part of the corpus manifest: bump it when a generator changes its output, so that old corpora are rebuilt. */
 const GENERATOR_VERSION = 2;
-// Reports the child's peak RSS on exit, whatever the program is.
-// and its CPU time (all threads), which on a shared machine says more than the wall clock. The main thread only:
+// Reports the child's peak RSS on exit, whatever the program is, and its CPU time (all threads), which on a
+// shared machine says more than the wall clock. The main thread only:
 // --import runs in worker threads too, and a worker ending early would report the peak so far.
 const RSS_HOOK = `data:text/javascript,import{isMainThread}from'node:worker_threads';if(isMainThread)process.on('exit',()=>{const u=process.resourceUsage();process.stderr.write('\\nBENCH_MAXRSS_KB '+u.maxRSS+' BENCH_CPU_US '+(u.userCPUTime+u.systemCPUTime)+'\\n')})`;
 

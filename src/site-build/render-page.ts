@@ -124,7 +124,7 @@ export class PageRenderer {
 export function writeIfChanged(file: string, bytes: Buffer, force = false): boolean {
   if (!force && readIfAny(file)?.equals(bytes)) return false;
   mkdirSync(path.dirname(file), { recursive: true });
-  const temp = `${file}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
+  const temp = tempBeside(file);
   writeFileSync(temp, bytes);
   renameSync(temp, file);
   return true;
@@ -140,37 +140,44 @@ export async function writeStreamIfChanged(
   force = false,
 ): Promise<boolean> {
   mkdirSync(path.dirname(file), { recursive: true });
-  const temp = `${file}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
-  const out = openSync(temp, 'w');
-  let existing = force ? undefined : openIfAny(file);
+  const temp = tempBeside(file);
+  const existing = force ? undefined : openIfAny(file);
   let same = existing !== undefined;
-  let offset = 0;
-  let replaced = false;
+  let renamed = false;
   try {
-    let scratch = Buffer.alloc(0);
-    const reader = body.getReader();
-    for (let next = await reader.read(); !next.done; next = await reader.read()) {
-      const chunk = next.value;
-      writeSync(out, chunk);
-      if (same) {
-        if (scratch.length < chunk.length) scratch = Buffer.alloc(chunk.length);
-        const read = readSync(existing!, scratch, 0, chunk.length, offset);
-        same = read === chunk.length && scratch.subarray(0, read).equals(chunk);
+    const out = openSync(temp, 'w');
+    try {
+      let offset = 0;
+      let scratch = Buffer.alloc(0);
+      const reader = body.getReader();
+      for (let next = await reader.read(); !next.done; next = await reader.read()) {
+        const chunk = next.value;
+        writeSync(out, chunk);
+        if (same) {
+          if (scratch.length < chunk.length) scratch = Buffer.alloc(chunk.length);
+          const read = readSync(existing!, scratch, 0, chunk.length, offset);
+          same = read === chunk.length && scratch.subarray(0, read).equals(chunk);
+        }
+        offset += chunk.length;
       }
-      offset += chunk.length;
+      // …and the file there has nothing after them.
+      if (same) same = readSync(existing!, Buffer.alloc(1), 0, 1, offset) === 0;
+    } finally {
+      closeSync(out);
     }
-    // …and the file there has nothing after them.
-    if (same) same = readSync(existing!, Buffer.alloc(1), 0, 1, offset) === 0;
-    closeSync(out);
-    if (existing !== undefined) closeSync(existing);
-    existing = undefined;
-    if (!same) renameSync(temp, file);
-    replaced = !same;
-    return replaced;
+    if (!same) {
+      renameSync(temp, file);
+      renamed = true;
+    }
+    return renamed;
   } finally {
     if (existing !== undefined) closeSync(existing);
-    if (!replaced) rmSync(temp, { force: true });
+    if (!renamed) rmSync(temp, { force: true });
   }
+}
+
+function tempBeside(file: string): string {
+  return `${file}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
 }
 
 function openIfAny(file: string): number | undefined {

@@ -36,7 +36,16 @@ describe('writeStreamIfChanged (an endpoint streamed to the disk)', () => {
       expect(await fs.readFile(file, 'utf8')).toBe(changed);
     }
     expect(await writeStreamIfChanged(file, streamOf(text.slice(0, -7), 3000), true)).toBe(true);
-    // No temporary file is left beside it, written or not.
+    // A response that fails halfway leaves the file as it was.
+    const failing = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new Uint8Array(Buffer.from('# other')));
+        controller.error(new Error('render failed'));
+      },
+    });
+    await expect(writeStreamIfChanged(file, failing)).rejects.toThrow('render failed');
+    expect(await fs.readFile(file, 'utf8')).toBe(text.slice(0, -7));
+    // No temporary file is left beside it, written, unchanged or failed.
     expect(await fs.readdir(path.dirname(file))).toEqual(['a.md']);
   });
 });
