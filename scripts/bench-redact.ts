@@ -3,8 +3,8 @@
  * transcript-like text (prose, code, JSON, shell output, base64 images, a few secrets).
  *   npx tsx scripts/bench-redact.ts [megabytes]
  */
-import { createAnonymizer } from '../src/render/anonymize.ts';
-import { createRedactor } from '../src/render/redact.ts';
+import { createAnonymizer } from '../src/privacy/anonymize.ts';
+import { createRedactor } from '../src/privacy/redact.ts';
 
 const targetBytes = Number(process.argv[2] ?? 10) * 1024 * 1024;
 

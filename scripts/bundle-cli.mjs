@@ -6,11 +6,11 @@ import { build } from 'esbuild';
 await build({
   entryPoints: {
     main: 'src/cli/main.ts',
-    'prerender-worker': 'src/render/render-worker.ts',
+    'prerender-worker': 'src/transcript/prerender-worker.ts',
     'claude-session-worker': 'src/sources/claude-code/session-worker.ts',
-    'site-render-worker': 'src/site-build/render-worker.ts',
-    'site-compile-worker': 'src/site-build/compile-worker.ts',
-    'site-search-worker': 'src/search/site-shard-worker.ts',
+    'site-render-worker': 'src/site/build/render-worker.ts',
+    'site-compile-worker': 'src/site/build/compile-worker.ts',
+    'site-search-worker': 'src/site/search/site-shard-worker.ts',
   },
   outdir: 'dist-cli',
   bundle: true,

@@ -5,7 +5,7 @@
  * The first query also loads Pagefind and merges every shard.
  */
 import { existsSync } from 'node:fs';
-import { startStaticServer } from '../../src/serve/static-server.ts';
+import { startStaticServer } from '../../src/site/serve/static-server.ts';
 
 export interface SearchLatency {
   query: string;

@@ -4,10 +4,10 @@ import os from 'node:os';
 import path from 'node:path';
 
 import { fileURLToPath } from 'node:url';
-import type { ShareSettings } from '../site/share-mode.ts';
-import type { SiteBuildOptions, SiteBuildReport } from '../site-build/build.ts';
+import type { ShareSettings } from '../privacy/share-mode.ts';
+import type { SiteBuildOptions, SiteBuildReport } from '../site/build/build.ts';
 
-/** The package root: where astro.config.mjs and src/pages live, from the sources or from the bundle. */
+/** The package root: where astro.config.mjs and src/site/pages live, from the sources or from the bundle. */
 export const PACKAGE_ROOT = findPackageRoot(path.dirname(fileURLToPath(import.meta.url)));
 
 function findPackageRoot(dir: string): string {
@@ -38,10 +38,10 @@ export interface BuildSiteOptions {
 }
 
 /** Builds the site over a data directory, rendering only what changed since the last build into `outDir`
- * (see src/site-build/build.ts). The site reads its inputs from the environment, so the pages and the
+ * (see src/site/build/build.ts). The site reads its inputs from the environment, so the pages and the
  * content config stay free of CLI plumbing. */
 export async function buildSite(options: BuildSiteOptions): Promise<SiteBuildResult> {
-  const { prerender } = await import('../render/prerender.ts');
+  const { prerender } = await import('../transcript/prerender.ts');
   const started = Date.now();
   const { sanitized, segments, sessions } = await prerender(options.dataDir);
   if (options.verbose) {
@@ -51,7 +51,7 @@ export async function buildSite(options: BuildSiteOptions): Promise<SiteBuildRes
     );
   }
   setSiteEnvironment(options);
-  const { buildSitePages } = await import('../site-build/build.ts');
+  const { buildSitePages } = await import('../site/build/build.ts');
   // The site search reads the archive's texts, not the pages: it is indexed while the pages are rendered,
   // as soon as the build knows which pages the site has. It runs after every build and re-indexes only the
   // shards whose sessions changed (none, most of the time).
@@ -81,7 +81,7 @@ export async function buildSite(options: BuildSiteOptions): Promise<SiteBuildRes
   }
   // The pages are written: steps over the finished site go here.
   if (withSearch) {
-    const { writeSearchScript } = await import('../search/site-script.ts');
+    const { writeSearchScript } = await import('../site/search/site-script.ts');
     await writeSearchScript(options.outDir, PACKAGE_ROOT);
     if (!search) startSearch();
     const { result, seconds } = await search!;
@@ -99,12 +99,12 @@ export async function buildSite(options: BuildSiteOptions): Promise<SiteBuildRes
 const SEARCH_ALONGSIDE_PAGES = 200;
 
 interface SiteSearchRun {
-  result: Awaited<ReturnType<typeof import('../search/site-index.ts').writeSiteSearch>>;
+  result: Awaited<ReturnType<typeof import('../site/search/site-index.ts').writeSiteSearch>>;
   seconds: number;
 }
 
 async function runSiteSearch(options: BuildSiteOptions, outputs?: ReadonlySet<string>): Promise<SiteSearchRun> {
-  const { writeSiteSearch } = await import('../search/site-index.ts');
+  const { writeSiteSearch } = await import('../site/search/site-index.ts');
   const started = Date.now();
   const result = await writeSiteSearch({ ...options, outputs });
   return { result, seconds: (Date.now() - started) / 1000 };
@@ -129,7 +129,7 @@ function setSiteEnvironment(options: BuildSiteOptions): void {
 /** The same site through Astro's own `build()`, every page rendered: what the incremental build must match
  * byte for byte (test/site-build/ compares the two). Not used by the CLI. */
 export async function buildSiteWithAstro(options: BuildSiteOptions): Promise<void> {
-  const { prerender } = await import('../render/prerender.ts');
+  const { prerender } = await import('../transcript/prerender.ts');
   await prerender(options.dataDir);
   setSiteEnvironment(options);
   const { build } = await import('astro');

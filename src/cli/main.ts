@@ -46,14 +46,9 @@ function splitList(value: string | undefined): string[] | undefined {
     : undefined;
 }
 
-export interface CliIo {
-  cwd: string;
-  env: NodeJS.ProcessEnv;
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-  /** Whether stderr is a terminal (progress is drawn in place there). */
-  isTTY?: boolean;
-}
+import type { CliIo } from './io.ts';
+
+export type { CliIo };
 
 const defaultIo = (): CliIo => ({
   cwd: process.cwd(),
@@ -425,15 +420,15 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
       const stop = stopOnInterrupt();
       try {
         if (!flags.watch) {
-          const { startStaticServer } = await import('../serve/static-server.ts');
+          const { startStaticServer } = await import('../site/serve/static-server.ts');
           const server = await startStaticServer({ root: outDir, port: flags.port, base });
           io.stderr(`Serving ${outDir} at ${server.url} (Ctrl-C to stop)\n`);
           await stop.signal;
           await server.close();
           return;
         }
-        const { serveLive } = await import('../serve/live.ts');
-        const { RenderWorkers } = await import('../site-build/build.ts');
+        const { serveLive } = await import('../site/serve/live.ts');
+        const { RenderWorkers } = await import('../site/build/build.ts');
         const workers = new RenderWorkers();
         await serveLive({
           outDir,

@@ -1,5 +1,5 @@
 import type { CollectOptions } from '../collect/collect.ts';
-import type { SiteBuildOptions } from '../site-build/build.ts';
+import type { SiteBuildOptions } from '../site/build/build.ts';
 
 /** How progress is shown: drawn in place on a terminal, else one line per phase when it ends; quiet: not at all. */
 export interface ProgressMode {

@@ -1,5 +1,5 @@
-import { DataDir } from '../collect/data-dir.ts';
-import { cachedProbe } from '../collect/repository.ts';
+import { DataDir } from '../archive/data-dir.ts';
+import { cachedProbe } from '../insights/repository.ts';
 import { SOURCE_IDS } from '../model/message.ts';
 import { groupProjects } from '../model/project.ts';
 import { dayMarkdown, periodMarkdown } from '../report/markdown.ts';

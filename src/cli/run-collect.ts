@@ -1,7 +1,7 @@
 import { collect, type CollectReport } from '../collect/collect.ts';
 import { checkRetention } from '../insights/retention.ts';
 import { formatWarning } from '../util/warnings.ts';
-import type { CliIo } from './main.ts';
+import type { CliIo } from './io.ts';
 import { displayPath, relativeIfInside, type ResolvedSources } from './options.ts';
 import { collectProgress, type ProgressWriter } from './progress.ts';
 

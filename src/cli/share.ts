@@ -1,12 +1,12 @@
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DataDir } from '../collect/data-dir.ts';
+import { DataDir } from '../archive/data-dir.ts';
 import { splitSessionKey } from '../model/ids.ts';
 import { SOURCE_IDS } from '../model/message.ts';
 import { sessionRoute } from '../model/routes.ts';
-import { OMIT_PARTS, type OmitPart } from '../render/share.ts';
-import { homesIn, type ShareSettings } from '../site/share-mode.ts';
+import { OMIT_PARTS, type OmitPart } from '../privacy/share.ts';
+import { homesIn, type ShareSettings } from '../privacy/share-mode.ts';
 import { buildSite } from './build-site.ts';
 import { UsageError } from './options.ts';
 

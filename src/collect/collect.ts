@@ -4,10 +4,10 @@ import type { HistoryPrompt, SessionSummary } from '../model/session.ts';
 import { SOURCES } from '../sources/index.ts';
 import type { Source, SourceContext } from '../sources/source.ts';
 import type { CollectWarning } from '../util/warnings.ts';
-import { DataDir, indexEntry } from './data-dir.ts';
-import { lockDataDir } from './lock.ts';
-import { recoverArchive } from './recover.ts';
-import { summarize } from './summarize.ts';
+import { DataDir, indexEntry } from '../archive/data-dir.ts';
+import { lockDataDir } from '../archive/lock.ts';
+import { recoverArchive } from '../archive/recover.ts';
+import { summarize } from '../model/summarize.ts';
 
 export interface CollectOptions {
   home: string;

@@ -1,11 +1,11 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { DataDir, readBodyFile } from '../collect/data-dir.ts';
+import { DataDir, readBodyFile } from '../archive/data-dir.ts';
 import { sessionsCost } from '../insights/cost.ts';
 import { applyPatch, MAIN_THREAD, type BodyLine, type MessagePatch } from '../model/body.ts';
 import type { NormalizedMessage } from '../model/message.ts';
 import type { Session, SessionSummary } from '../model/session.ts';
-import { shareOneMessage, type ShareOptions, shareSummary } from '../render/share.ts';
+import { shareOneMessage, type ShareOptions, shareSummary } from '../privacy/share.ts';
 import { readJsonl } from '../util/jsonl.ts';
 import { openTable, type Column, type ExportFormat, type Row } from './tables.ts';
 

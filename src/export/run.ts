@@ -1,10 +1,10 @@
 import os from 'node:os';
-import { DataDir } from '../collect/data-dir.ts';
+import { DataDir } from '../archive/data-dir.ts';
 import { SOURCE_IDS } from '../model/message.ts';
-import { createAnonymizer } from '../render/anonymize.ts';
-import { createRedactor } from '../render/redact.ts';
-import type { ShareOptions } from '../render/share.ts';
-import { homesIn } from '../site/share-mode.ts';
+import { createAnonymizer } from '../privacy/anonymize.ts';
+import { createRedactor } from '../privacy/redact.ts';
+import type { ShareOptions } from '../privacy/share.ts';
+import { homesIn } from '../privacy/share-mode.ts';
 import { exportArchive, type ExportResult } from './export.ts';
 import type { ExportFormat } from './tables.ts';
 

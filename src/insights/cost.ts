@@ -2,7 +2,7 @@ import type { SourceId, TokenUsage } from '../model/message.ts';
 import { SOURCE_LABELS } from '../model/labels.ts';
 import type { SessionSummary } from '../model/session.ts';
 import { dayOf, slotDay } from '../stats/calendar.ts';
-import { addTokenDetail as addTokens, emptyTokens } from '../stats/session-accumulator.ts';
+import { addTokenDetail as addTokens, emptyTokens } from '../model/session-accumulator.ts';
 import { PRICES, priceOf, priceTokens as priceTokensOf, splitModelKey, type PriceTable } from './prices.ts';
 
 /** Sources whose histories keep no token counts at all: their cost is not shown as $0. */

@@ -1,5 +1,5 @@
 import type { TokenUsage } from '../model/message.ts';
-import { LONG_CONTEXT_SUFFIX } from '../stats/session-accumulator.ts';
+import { LONG_CONTEXT_SUFFIX } from '../model/session-accumulator.ts';
 import table from './prices.json' with { type: 'json' };
 
 /** One model's prices in USD per token, as LiteLLM names them (scripts/refresh-prices.ts keeps only these). */

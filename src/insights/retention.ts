@@ -1,6 +1,6 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { DataDir } from '../collect/data-dir.ts';
+import { DataDir } from '../archive/data-dir.ts';
 import type { SourceId } from '../model/message.ts';
 import type { HistoryPrompt, SessionSummary } from '../model/session.ts';
 import { locateClaude } from '../sources/claude-code/paths.ts';

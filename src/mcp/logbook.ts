@@ -1,12 +1,12 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { collect } from '../collect/collect.ts';
-import { DataDir } from '../collect/data-dir.ts';
+import { DataDir } from '../archive/data-dir.ts';
 import { SOURCE_IDS } from '../model/message.ts';
 import type { HistoryPrompt, SessionSummary } from '../model/session.ts';
 import type { WeekStart } from '../stats/calendar.ts';
 import { buildDayIndexes, buildProjectIndexes, type DayIndex, type ProjectIndex } from '../stats/indexes.ts';
-import type { ShareLens } from './share-lens.ts';
+import type { ShareLens } from '../privacy/share-lens.ts';
 
 export interface LogbookOptions {
   home: string;

@@ -10,7 +10,7 @@ import { parseDayInput } from './dates.ts';
 import { ToolInputError } from './errors.ts';
 import { Logbook, type LogbookOptions } from './logbook.ts';
 import { findSession } from './lookup.ts';
-import { createShareLens } from './share-lens.ts';
+import { createShareLens } from '../privacy/share-lens.ts';
 import { registerHistoryTools } from './tools/history.ts';
 import { registerReportTools } from './tools/reports.ts';
 import { registerSearchTool } from './tools/search.ts';

@@ -1,5 +1,5 @@
 import type { NormalizedMessage } from '../model/message.ts';
-import { toolHeadline } from '../site/session-view.ts';
+import { toolHeadline } from '../transcript/session-view.ts';
 import { dayOf, timeOf } from '../stats/calendar.ts';
 
 /** Messages as plain text for a model: one block per message, what it is and when, then its text. */

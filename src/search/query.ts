@@ -3,7 +3,7 @@ import { TZDate } from '@date-fns/tz';
 import type { SourceId } from '../model/message.ts';
 import { messageAnchor, pageOfMessage, sessionRoute } from '../model/routes.ts';
 import { isCjk } from './cjk.ts';
-import type { SearchKind } from './extract.ts';
+import type { SearchKind } from '../model/search-text.ts';
 import { openSearchDb, rowIdFor, ROWS_PER_SECOND, SHORT_GRAM, searchIndexPath } from './store.ts';
 import { ensureSearchIndex } from './sync.ts';
 

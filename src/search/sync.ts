@@ -1,13 +1,13 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
-import { bodyMessages, DataDir, type IndexEntry } from '../collect/data-dir.ts';
+import { bodyMessages, DataDir, type IndexEntry } from '../archive/data-dir.ts';
 import { MAIN_THREAD } from '../model/body.ts';
 import { projectName } from '../model/project.ts';
 import type { Session, SessionSummary } from '../model/session.ts';
 import { readJsonFile } from '../util/fs.ts';
 import { cjkGrams, hasCjk } from './cjk.ts';
-import { searchableTexts } from './extract.ts';
+import { searchableTexts } from '../model/search-text.ts';
 import { openSearchDb, rowIdFor, ROWS_PER_SECOND, SHORT_GRAM, searchIndexPath } from './store.ts';
 
 /** How long one write transaction may run while the index is brought up to date. */

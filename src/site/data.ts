@@ -1,15 +1,15 @@
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { openSessionPages } from '../collect/data-dir.ts';
-import { renderMarkdown } from '../render/markdown.ts';
-import { RenderCache } from '../render/render-cache.ts';
-import { attachHtml } from '../render/render-session.ts';
-import { sessionPage } from './session-view.ts';
-import { shareBody, shareHistory, shareSettings, shareSummaries } from './share-mode.ts';
+import { openSessionPages } from '../archive/data-dir.ts';
+import { renderMarkdown } from '../transcript/markdown.ts';
+import { RenderCache } from '../transcript/render-cache.ts';
+import { attachHtml } from '../transcript/render-session.ts';
+import { sessionPage } from '../transcript/session-view.ts';
+import { shareBody, shareHistory, shareSettings, shareSummaries } from '../privacy/share-mode.ts';
 import type { HistoryPrompt, Session, SessionSummary } from '../model/session.ts';
 import { SOURCE_IDS } from '../model/message.ts';
 import { groupProjects } from '../model/project.ts';
-import { cachedProbe } from '../collect/repository.ts';
+import { cachedProbe } from '../insights/repository.ts';
 import type { WeekStart } from '../stats/calendar.ts';
 
 /** The site's only input: the data directory the CLI points it at. Unset (as under `astro check`),

@@ -1,4 +1,4 @@
-import { escapeHtml } from './diff.ts';
+import { escapeHtml } from '../transcript/diff.ts';
 
 /** Lines shown before "show all". */
 export const PREVIEW_LINES = 24;

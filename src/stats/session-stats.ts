@@ -1,9 +1,9 @@
 import type { TokenUsage } from '../model/message.ts';
 import { MAIN_THREAD } from '../model/body.ts';
 import type { ConversationPattern, Session, SessionStats } from '../model/session.ts';
-import { SessionAccumulator } from './session-accumulator.ts';
+import { SessionAccumulator } from '../model/session-accumulator.ts';
 
-export { addTokens, emptyTokens, slotOf } from './session-accumulator.ts';
+export { addTokens, emptyTokens, slotOf } from '../model/session-accumulator.ts';
 
 export function totalTokens(t: TokenUsage): number {
   return t.input + t.output + t.cacheRead + t.cacheCreation;

@@ -2,7 +2,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { collect } from '../../src/collect/collect.ts';
-import { readBodyFile } from '../../src/collect/data-dir.ts';
+import { readBodyFile } from '../../src/archive/data-dir.ts';
 import type { SessionSummary } from '../../src/model/session.ts';
 import { copyFixtureHome, SESSION, tempDir } from '../helpers/paths.ts';
 

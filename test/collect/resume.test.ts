@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DataDir, readBodyFile } from '../../src/collect/data-dir.ts';
+import { DataDir, readBodyFile } from '../../src/archive/data-dir.ts';
 import { listProjectDir, type SessionFiles } from '../../src/sources/claude-code/paths.ts';
 import { type CollectTarget, collectSession } from '../../src/sources/claude-code/session-reader.ts';
 import type { CollectWarning } from '../../src/util/warnings.ts';

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { collect } from '../../src/collect/collect.ts';
-import { bodyMessages, bodyMessagesButToolResults, DataDir, toolResultStandIn } from '../../src/collect/data-dir.ts';
+import { bodyMessages, bodyMessagesButToolResults, DataDir, toolResultStandIn } from '../../src/archive/data-dir.ts';
 import { FIXTURE_HOME, tempDir } from '../helpers/paths.ts';
 
 const line = (value: unknown) => Buffer.from(JSON.stringify(value));

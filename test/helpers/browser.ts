@@ -21,7 +21,7 @@ export function launchChromium(): Promise<Browser> {
 
 /** Serves a built site with agent-logbook's own static server (the one `serve` runs) on a free loopback port. */
 export async function startPreview(outDir: string): Promise<{ url: string; stop: () => Promise<void> }> {
-  const { startStaticServer } = await import('../../src/serve/static-server.ts');
+  const { startStaticServer } = await import('../../src/site/serve/static-server.ts');
   const server = await startStaticServer({ root: outDir, port: await freePort() });
   return { url: server.url.replace(/\/$/, ''), stop: () => server.close() };
 }

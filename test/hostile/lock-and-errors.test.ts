@@ -3,7 +3,7 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { LOCK_FILE } from '../../src/collect/lock.ts';
+import { LOCK_FILE } from '../../src/archive/lock.ts';
 import { runCli } from '../helpers/cli.ts';
 import { FIXTURE_HOME, tempDir } from '../helpers/paths.ts';
 import { spawnCli } from './make.ts';

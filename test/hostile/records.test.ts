@@ -2,7 +2,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { readBodyFile } from '../../src/collect/data-dir.ts';
+import { readBodyFile } from '../../src/archive/data-dir.ts';
 import type { SessionSummary } from '../../src/model/session.ts';
 import { createQDatabase } from '../helpers/amazonq-db.ts';
 import { runCli } from '../helpers/cli.ts';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { JSDOM } from 'jsdom';
 import { describe, expect, it } from 'vitest';
 import { PAGE_MESSAGES, pageStarts } from '../../src/model/paging.ts';
-import { pageLinks } from '../../src/site/session-view.ts';
+import { pageLinks } from '../../src/transcript/session-view.ts';
 import type { NormalizedMessage } from '../../src/model/message.ts';
 import { runCli } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/paths.ts';

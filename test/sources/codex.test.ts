@@ -4,7 +4,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { NormalizedMessage } from '../../src/model/message.ts';
 import type { HistoryPrompt, Session } from '../../src/model/session.ts';
-import { INLINE_IMAGE_MAX_BYTES } from '../../src/site/session-view.ts';
+import { INLINE_IMAGE_MAX_BYTES } from '../../src/transcript/session-view.ts';
 import { codex, readCodexHistory, readRolloutFile } from '../../src/sources/codex/index.ts';
 import { listRolloutFiles } from '../../src/sources/codex/paths.ts';
 import { readRolloutLines } from '../../src/sources/codex/read.ts';

@@ -1,12 +1,12 @@
 import { createHash, type Hash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
-import { DataDir } from '../../collect/data-dir.ts';
-import { summaryOf } from '../../collect/summarize.ts';
+import { DataDir } from '../../archive/data-dir.ts';
+import { summaryOf } from '../../model/summarize.ts';
 import { plainText } from '../../model/title.ts';
 import { type BodyOut, MAIN_THREAD, type MessagePatch, ThreadAssembler } from '../../model/body.ts';
 import type { NormalizedMessage } from '../../model/message.ts';
 import type { Session, SessionSummary, SubagentThread } from '../../model/session.ts';
-import { type AccumulatorState, SessionAccumulator } from '../../stats/session-accumulator.ts';
+import { type AccumulatorState, SessionAccumulator } from '../../model/session-accumulator.ts';
 import { openRegular, readFailure, readJsonFile } from '../../util/fs.ts';
 import { readStateFile, writeStateFile } from '../../util/state-file.ts';
 import { type JsonlEnd, readJsonl } from '../../util/jsonl.ts';

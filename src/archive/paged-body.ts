@@ -1,0 +1,201 @@
+import { closeSync, openSync, readSync } from 'node:fs';
+import { applyPatch, type BodyLine, MAIN_THREAD, type MessagePatch } from '../model/body.ts';
+import type { NormalizedMessage } from '../model/message.ts';
+import type { Session } from '../model/session.ts';
+import { archiveWarning, badArchiveLine } from './warnings.ts';
+
+const CHUNK = 1 << 20;
+const NEWLINE = 0x0a;
+
+/** Where one line of the message file is. */
+interface Span {
+  offset: number;
+  length: number;
+}
+
+/**
+ * A long session read a page at a time, for its paginated session pages: one pass over the message lines
+ * notes where each page's slice of the main thread starts, where each subagent's lines are, and keeps the
+ * patches are; a page then reads only its own lines and their patches. However big the session, memory holds
+ * one page (with the subagents its calls spawned) and where the lines are, and the file is read about twice
+ * in all. (Patches are not kept parsed: a 2 GB session has hundreds of thousands, tens of MB of JSON.)
+ *
+ * `starts` are the main-thread message indexes where pages start (SessionSummary.pageStarts).
+ */
+export class PagedBody {
+  private readonly pageOffsets: number[] = [];
+  private readonly agentLines = new Map<string, Span[]>();
+  /** thread → message id → where its patches are, in file order */
+  private readonly patches = new Map<string, Map<string, Span[]>>();
+  private mainCount = 0;
+  /** Offsets of lines that do not parse (skipped, with a warning). */
+  private readonly damaged = new Set<number>();
+
+  constructor(
+    private readonly file: string,
+    private readonly header: Session,
+    private readonly starts: number[],
+  ) {
+    const fd = openSync(file, 'r');
+    try {
+      let nextStart = 0;
+      forEachLine(fd, 0, file, (line, offset) => {
+        let peek: ReturnType<typeof peekLine>;
+        try {
+          peek = peekLine(line);
+        } catch (error) {
+          archiveWarning({ file, message: `${badArchiveLine(false, error)} (at byte ${offset})` });
+          this.damaged.add(offset);
+          return true;
+        }
+        if (peek.kind === 'patch') {
+          const patch = (JSON.parse(line.toString('utf8')) as { patch: MessagePatch }).patch;
+          let byId = this.patches.get(peek.thread);
+          if (!byId) this.patches.set(peek.thread, (byId = new Map()));
+          const span = { offset, length: line.length };
+          const list = byId.get(patch.id);
+          if (list) list.push(span);
+          else byId.set(patch.id, [span]);
+        } else if (peek.thread === MAIN_THREAD) {
+          while (nextStart < starts.length && starts[nextStart] === this.mainCount) {
+            this.pageOffsets[nextStart] = offset;
+            nextStart += 1;
+          }
+          this.mainCount += 1;
+        } else {
+          let spans = this.agentLines.get(peek.thread);
+          if (!spans) this.agentLines.set(peek.thread, (spans = []));
+          spans.push({ offset, length: line.length });
+        }
+        return true;
+      });
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  get pages(): number {
+    return this.starts.length;
+  }
+
+  /** The session with only page `page`'s (1-based) main-thread messages and the subagents their calls spawned
+   * (on the last page also those whose spawning call is unknown), as sessionPage in site/session-view.ts cuts it from a whole session. */
+  page(page: number): Session {
+    const from = this.starts[page - 1] ?? 0;
+    const to = this.starts[page] ?? this.mainCount;
+    const messages: NormalizedMessage[] = [];
+    const offset = this.pageOffsets[page - 1];
+    let skipped = 0;
+    const fd = openSync(this.file, 'r');
+    try {
+      if (offset !== undefined && from < to) {
+        forEachLine(fd, offset, this.file, (line, at) => {
+          if (this.damaged.has(at)) return true;
+          const peek = peekLine(line);
+          if (peek.kind !== 'message' || peek.thread !== MAIN_THREAD) return true;
+          try {
+            messages.push(this.patched(fd, MAIN_THREAD, line));
+          } catch (error) {
+            archiveWarning({ file: this.file, message: `${badArchiveLine(false, error)} (at byte ${at})` });
+            skipped += 1;
+          }
+          return from + messages.length + skipped < to;
+        });
+      }
+      const calls = new Set(
+        messages.flatMap((m) => (m.source_type === 'tool_call' && m.tool_call ? [m.tool_call.call_id] : [])),
+      );
+      const last = page === this.starts.length;
+      const subagents = this.header.subagents
+        .filter((a) => (a.parentCallId ? calls.has(a.parentCallId) : last))
+        .map((agent) => ({
+          ...agent,
+          messages: (this.agentLines.get(agent.agentId) ?? []).flatMap((span) => {
+            try {
+              return [this.patched(fd, agent.agentId, readSpan(fd, span))];
+            } catch (error) {
+              archiveWarning({ file: this.file, message: `${badArchiveLine(false, error)} (at byte ${span.offset})` });
+              return [];
+            }
+          }),
+        }));
+      return { ...this.header, messages, subagents };
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  private patched(fd: number, thread: string, line: Buffer): NormalizedMessage {
+    const { message } = JSON.parse(line.toString('utf8')) as Extract<BodyLine, { message: unknown }>;
+    for (const span of this.patches.get(thread)?.get(message.id) ?? []) {
+      applyPatch(message, (JSON.parse(readSpan(fd, span).toString('utf8')) as { patch: MessagePatch }).patch);
+    }
+    return message;
+  }
+}
+
+/**
+ * What a line is, from its first bytes: the archive writes `{"thread":"…","message":…}` and
+ * `{"thread":"…","patch":…}` (thread first); a line in any other shape is parsed whole.
+ */
+function peekLine(line: Buffer): { thread: string; kind: 'message' | 'patch' } {
+  const prefix = '{"thread":"';
+  if (line.toString('latin1', 0, prefix.length) === prefix) {
+    for (let i = prefix.length; i < line.length; i++) {
+      if (line[i] === 0x5c) i++;
+      else if (line[i] === 0x22) {
+        const next = line.toString('latin1', i + 1, i + 10);
+        const kind = next === ',"message' ? 'message' : next.startsWith(',"patch"') ? 'patch' : undefined;
+        if (!kind) break;
+        return { thread: JSON.parse(line.toString('utf8', prefix.length - 1, i + 1)) as string, kind };
+      }
+    }
+  }
+  const parsed = JSON.parse(line.toString('utf8')) as BodyLine;
+  return { thread: parsed.thread, kind: 'message' in parsed ? 'message' : 'patch' };
+}
+
+/** Calls `onLine` with each non-empty line from `start` (and its byte offset) until it returns false. A last
+ * line without a newline that is not whole JSON (a write cut short) is left out with a warning. */
+function forEachLine(fd: number, start: number, file: string, onLine: (line: Buffer, offset: number) => boolean): void {
+  const chunk = Buffer.allocUnsafe(CHUNK);
+  let pending: Buffer[] = [];
+  let lineStart = start;
+  let position = start;
+  for (;;) {
+    const read = readSync(fd, chunk, 0, CHUNK, position);
+    if (read === 0) break;
+    const data = read < CHUNK ? chunk.subarray(0, read) : chunk;
+    let from = 0;
+    for (let at = data.indexOf(NEWLINE, from); at !== -1; at = data.indexOf(NEWLINE, from)) {
+      const piece = data.subarray(from, at);
+      const line = pending.length > 0 ? Buffer.concat([...pending, piece]) : piece;
+      pending = [];
+      if (line.length > 0 && !onLine(line, lineStart)) return;
+      lineStart = position + at + 1;
+      from = at + 1;
+    }
+    if (from < read) pending.push(Buffer.from(data.subarray(from)));
+    position += read;
+  }
+  const rest = Buffer.concat(pending);
+  if (rest.length === 0) return;
+  try {
+    JSON.parse(rest.toString('utf8'));
+  } catch (error) {
+    archiveWarning({ file, message: badArchiveLine(true, error) });
+    return;
+  }
+  onLine(rest, lineStart);
+}
+
+function readSpan(fd: number, span: Span): Buffer {
+  const line = Buffer.allocUnsafe(span.length);
+  let done = 0;
+  while (done < span.length) {
+    const read = readSync(fd, line, done, span.length - done, span.offset + done);
+    if (read === 0) break;
+    done += read;
+  }
+  return line.subarray(0, done);
+}

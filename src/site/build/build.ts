@@ -1,0 +1,347 @@
+import { createHash } from 'node:crypto';
+import { promises as fs, statSync } from 'node:fs';
+import path from 'node:path';
+import { DataDir } from '../../archive/data-dir.ts';
+import { SOURCE_IDS } from '../../model/message.ts';
+import type { SessionSummary } from '../../model/session.ts';
+import { defaultThreads, workerFile, WorkerPool } from '../../util/worker-pool.ts';
+import { compileRenderer } from './compile.ts';
+import { listRoutes, loadBundle, PageRenderer, type RouteToRender, writeIfChanged } from './render-page.ts';
+import type { RenderTask, RenderTaskResult, RenderWorkerData } from './render-worker.ts';
+
+const WORKER = workerFile(import.meta.url, 'site-render-worker', './render-worker.js');
+
+/** Each render worker's V8 heap limit: a page of a long session is bounded (see PagedBody), so this is plenty,
+ * and two workers plus this thread stay under 1 GiB. */
+const WORKER_HEAP_MB = 256;
+/** …and its young generation: a page is many short-lived strings, and with V8's default for so small a heap
+ * they outlive too many scavenges and are collected by full collections instead. */
+const WORKER_YOUNG_MB = 32;
+/** Index pages (days, weeks, projects, …) go to workers this many at a time. */
+const INDEX_BATCH = 16;
+/** Up to this many pages to render are rendered on this thread, without starting workers. */
+const IN_PROCESS_ROUTES = 80;
+
+export interface SiteBuildOptions {
+  packageRoot: string;
+  dataDir: string;
+  outDir: string;
+  /** Render and write every page, whatever the last build left. */
+  full?: boolean;
+  threads?: number;
+  onProgress?: (progress: { phase: 'compile' | 'pages'; done: number; total: number }) => void;
+  /** Told the site's files (paths under `outDir`) and how many of them are to be rendered, once that is
+   * known and before they are rendered. */
+  onOutputs?: (outputs: ReadonlySet<string>, toRender: number) => void;
+  /** Keeps the render workers between builds (`serve --watch`), instead of starting them for each. */
+  workers?: RenderWorkers;
+}
+
+/**
+ * Render workers kept between builds of one process: starting a worker and loading the renderer in it costs
+ * about a second, most of a rebuild after one change. Replaced when the renderer or the output changes.
+ */
+export class RenderWorkers {
+  private current: { key: string; pool: WorkerPool<RenderTask, RenderTaskResult> } | undefined;
+
+  pool(data: RenderWorkerData, threads: number): WorkerPool<RenderTask, RenderTaskResult> {
+    const key = JSON.stringify([data, threads]);
+    if (this.current?.key !== key) {
+      void this.current?.pool.close();
+      this.current = { key, pool: startPool(data, threads) };
+    }
+    return this.current.pool;
+  }
+
+  async close(): Promise<void> {
+    await this.current?.pool.close();
+    this.current = undefined;
+  }
+}
+
+function startPool(data: RenderWorkerData, threads: number): WorkerPool<RenderTask, RenderTaskResult> {
+  return new WorkerPool<RenderTask, RenderTaskResult>(WORKER, threads, data, 1, {
+    maxOldGenerationSizeMb: WORKER_HEAP_MB,
+    maxYoungGenerationSizeMb: WORKER_YOUNG_MB,
+  });
+}
+
+export interface SiteBuildReport {
+  /** Files the site has (pages, endpoints, stylesheets). */
+  files: number;
+  pages: number;
+  /** Files rendered this time (the others were known unchanged without rendering). */
+  rendered: number;
+  /** Files whose bytes changed and were written. */
+  written: number;
+  /** Files of the last build this one no longer has (a session gone from the archive, a day out of range). */
+  removed: number;
+  /** The renderer was compiled this time (the templates changed, or it is the first build). */
+  compiled: boolean;
+}
+
+interface OutputRecord {
+  key: string;
+  size: number;
+  mtimeMs: number;
+}
+
+interface Manifest {
+  version: 1;
+  outDir: string;
+  siteKey: string;
+  outputs: Record<string, OutputRecord>;
+}
+
+/**
+ * Builds the site into `outDir` with the compiled renderer, rendering only what changed since the last
+ * build into the same directory. Every output file has a key: a page with props (a day, a week, a project,
+ * a session's page) is a hash of the renderer, the build options and its props, plus its body's stamps for a
+ * session page; pages must therefore depend only on their props and the options. A page without props (the
+ * home page, stats, the Markdown reports) is a hash of the renderer, the options and the archive's index files. A file is rendered again when its key changed or the file is not as the last build left it, and
+ * written only when its bytes differ (unchanged files keep their mtime). Files the last build wrote that
+ * this one does not make are removed; nothing else in `outDir` is touched.
+ */
+export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBuildReport> {
+  const { dataDir, outDir } = options;
+  const cacheDir = path.join(dataDir, 'cache');
+  options.onProgress?.({ phase: 'compile', done: 0, total: 1 });
+  const renderer = await compileRenderer(options.packageRoot, path.join(cacheDir, 'renderer'));
+  const compiled = renderer.compiled === true;
+  options.onProgress?.({ phase: 'compile', done: 1, total: 1 });
+
+  const optionsKey = JSON.stringify([
+    renderer.hash,
+    ...['TZ', 'WEEK_START', 'SINCE', 'UNTIL', 'SHARE', 'SITE_URL'].map(
+      (name) => process.env[`AGENT_LOGBOOK_${name}`] ?? '',
+    ),
+  ]);
+  const siteKey = hash(optionsKey, await indexStamps(dataDir));
+  const manifestFile = path.join(cacheDir, 'site-build', `${hash(outDir).slice(0, 16)}.json`);
+  const previous = options.full ? undefined : await readManifest(manifestFile, outDir);
+
+  // Nothing in the archive changed since the last build into this directory, and its files are as it left them.
+  if (previous?.siteKey === siteKey && (await allIntact(outDir, previous.outputs))) {
+    const outputs = Object.keys(previous.outputs);
+    return {
+      files: outputs.length,
+      pages: outputs.filter((o) => o.endsWith('.html')).length,
+      rendered: 0,
+      written: 0,
+      removed: 0,
+      compiled,
+    };
+  }
+
+  const bundle = await loadBundle(renderer.entry);
+  const routes = await listRoutes(bundle.pageModules);
+  const outputs: Record<string, OutputRecord> = {};
+  // The base is read at render time (like href() does), so it follows --site-url whatever the bundle saw.
+  const siteUrl = process.env.AGENT_LOGBOOK_SITE_URL;
+  const base = siteUrl ? (siteUrl.startsWith('/') ? siteUrl : new URL(siteUrl).pathname) : renderer.base;
+  const styleHrefs = renderer.styles.map((style) => `${base.replace(/\/$/, '')}/${style}`);
+
+  const stale: RouteToRender[][] = [];
+  let indexBatch: RouteToRender[] = [];
+  const sessionTasks = new Map<string, RouteToRender[]>();
+  const bodyStamps = new Map<string, string>();
+  // The objects routes' props hold (a session's summary, a day's index) are the same objects in many routes
+  // (a session's pages and its days; a day's page, its Markdown and two weeks) and most of the props: each is
+  // written and hashed once, and stands in the keys as its digest, in the objects that hold it too.
+  const digests = new Map<object, string>();
+  for (const route of routes) {
+    for (const value of Object.values(route.props)) {
+      for (const item of Array.isArray(value) ? value : [value]) {
+        if (typeof item === 'object' && item !== null) digests.set(item, '');
+      }
+    }
+  }
+  const json = (root: unknown): string =>
+    JSON.stringify(root, (_key, value: unknown) =>
+      typeof value === 'object' && value !== null && value !== root && digests.has(value) ? digestOf(value) : value,
+    );
+  const digestOf = (value: object): string => {
+    let digest = digests.get(value);
+    if (!digest) digests.set(value, (digest = hash(json(value))));
+    return digest;
+  };
+  for (const route of routes) {
+    const summary = sessionOf(route);
+    let key = siteKey;
+    if (summary) {
+      let stamp = bodyStamps.get(summary.body);
+      if (stamp === undefined) bodyStamps.set(summary.body, (stamp = await bodyStamp(dataDir, summary.body)));
+      key = hash(optionsKey, route.output, json(route.props), stamp);
+    } else if (Object.keys(route.props).length > 0) {
+      // A page made from its props (a day, a week, a project) changes only when they do.
+      key = hash(optionsKey, route.output, json(route.props));
+    }
+    const known = previous?.outputs[route.output];
+    outputs[route.output] = { key, size: known?.size ?? 0, mtimeMs: known?.mtimeMs ?? 0 };
+    if (known?.key === key && (await intact(outDir, route.output, known))) continue;
+    if (summary) {
+      const list = sessionTasks.get(summary.id) ?? [];
+      list.push(route);
+      sessionTasks.set(summary.id, list);
+    } else {
+      indexBatch.push(route);
+      if (indexBatch.length === INDEX_BATCH) (stale.push(indexBatch), (indexBatch = []));
+    }
+  }
+  if (indexBatch.length > 0) stale.push(indexBatch);
+  // The longest sessions first, so no worker is left with one at the end. A session's pages before its
+  // Markdown, which then finds them read (see loadSessionPage).
+  const pagesFirst = (route: RouteToRender) => (typeof route.props.page === 'number' ? route.props.page : Infinity);
+  for (const task of sessionTasks.values()) task.sort((a, b) => pagesFirst(a) - pagesFirst(b));
+  stale.push(...[...sessionTasks.values()].sort((a, b) => b.length - a.length));
+
+  let written = 0;
+  let rendered = 0;
+  const total = stale.reduce((n, task) => n + task.length, 0);
+  options.onOutputs?.(new Set(Object.keys(outputs)), total);
+  options.onProgress?.({ phase: 'pages', done: 0, total });
+  if (stale.length > 0 && total <= IN_PROCESS_ROUTES) {
+    // A few pages (one session changed): starting workers, or handing the pages to the ones `serve --watch`
+    // keeps, would cost more than rendering them here, where the renderer is loaded already.
+    const here = await PageRenderer.create(bundle, styleHrefs);
+    for (const task of stale) {
+      for (const route of task) {
+        const file = path.join(outDir, route.output);
+        if (await here.renderTo(file, route, options.full)) written += 1;
+        const stat = await fs.stat(file);
+        outputs[route.output] = { ...outputs[route.output]!, size: stat.size, mtimeMs: stat.mtimeMs };
+        rendered += 1;
+      }
+      options.onProgress?.({ phase: 'pages', done: rendered, total });
+    }
+  } else if (stale.length > 0) {
+    const workerData: RenderWorkerData = { entry: renderer.entry, styleHrefs, outDir };
+    const threads = options.threads ?? defaultThreads();
+    const pool = options.workers
+      ? options.workers.pool(workerData, threads)
+      : startPool(workerData, Math.max(1, Math.min(threads, stale.length)));
+    try {
+      await Promise.all(
+        stale.map(async (task) => {
+          const result = await pool.run({ outputs: task.map((r) => r.output), siteKey, force: options.full === true });
+          if (!result.ok) throw new Error(`rendering ${result.error}`);
+          for (const file of result.files) {
+            outputs[file.output] = { ...outputs[file.output]!, size: file.size, mtimeMs: file.mtimeMs };
+            if (file.written) written += 1;
+          }
+          rendered += task.length;
+          options.onProgress?.({ phase: 'pages', done: rendered, total });
+        }),
+      );
+    } finally {
+      if (!options.workers) await pool.close();
+    }
+  }
+
+  for (const style of renderer.styles) {
+    const file = path.join(outDir, style);
+    if (writeIfChanged(file, await fs.readFile(path.join(renderer.dir, style)), options.full)) written += 1;
+    const stat = await fs.stat(file);
+    outputs[style] = { key: renderer.hash, size: stat.size, mtimeMs: stat.mtimeMs };
+  }
+
+  // Files in public/ (favicon, the pages' own scripts) are copied as they are, as Astro does.
+  const publicDir = path.join(options.packageRoot, 'public');
+  for (const entry of await fs.readdir(publicDir, { recursive: true, withFileTypes: true }).catch(() => [])) {
+    if (!entry.isFile()) continue;
+    const source = path.join(entry.parentPath, entry.name);
+    const output = path.relative(publicDir, source).split(path.sep).join('/');
+    if (output in outputs) throw new Error(`public/${output} has the same name as a page`);
+    const file = path.join(outDir, output);
+    if (writeIfChanged(file, await fs.readFile(source), options.full)) written += 1;
+    const stat = await fs.stat(file);
+    outputs[output] = { key: renderer.hash, size: stat.size, mtimeMs: stat.mtimeMs };
+  }
+
+  let removed = 0;
+  for (const output of Object.keys(previous?.outputs ?? (await readManifest(manifestFile, outDir))?.outputs ?? {})) {
+    if (output in outputs) continue;
+    await fs.rm(path.join(outDir, output), { force: true });
+    await removeEmptyParents(outDir, path.dirname(path.join(outDir, output)));
+    removed += 1;
+  }
+
+  await writeManifest(manifestFile, { version: 1, outDir, siteKey, outputs });
+  const names = Object.keys(outputs);
+  return {
+    files: names.length,
+    pages: names.filter((o) => o.endsWith('.html')).length,
+    rendered,
+    written,
+    removed,
+    compiled,
+  };
+}
+
+/** The session a route is made from, when its props are exactly a summary and perhaps a page number (a page
+ * of the session, or its Markdown). */
+function sessionOf(route: RouteToRender): SessionSummary | undefined {
+  const { summary, page, ...rest } = route.props as { summary?: SessionSummary; page?: unknown };
+  if (Object.keys(rest).length > 0 || (page !== undefined && typeof page !== 'number')) return undefined;
+  return summary && typeof summary.body === 'string' && typeof summary.id === 'string' ? summary : undefined;
+}
+
+function hash(...parts: string[]): string {
+  const h = createHash('sha256');
+  for (const part of parts) h.update(part).update('\0');
+  return h.digest('hex');
+}
+
+// Synchronous: thousands of stats a build, each far cheaper than a promise's round trip.
+function stampOf(file: string): string {
+  const stat = statSync(file, { throwIfNoEntry: false });
+  return stat ? `${stat.size}:${stat.mtimeMs}:${stat.ino}` : '-';
+}
+
+/** The archive's index files, which every page but a session's is made from. */
+async function indexStamps(dataDir: string): Promise<string> {
+  const files = [path.join(dataDir, 'index', 'sessions.json')];
+  for (const source of SOURCE_IDS) files.push(path.join(dataDir, 'prompts', `${source}.json`));
+  return files.map(stampOf).join(' ');
+}
+
+async function bodyStamp(dataDir: string, body: string): Promise<string> {
+  const data = new DataDir(dataDir);
+  return `${stampOf(path.join(dataDir, body))} ${stampOf(data.messagesPath(body))}`;
+}
+
+async function intact(outDir: string, output: string, record: OutputRecord): Promise<boolean> {
+  const stat = statSync(path.join(outDir, output), { throwIfNoEntry: false });
+  return stat !== undefined && stat.size === record.size && stat.mtimeMs === record.mtimeMs;
+}
+
+async function allIntact(outDir: string, outputs: Record<string, OutputRecord>): Promise<boolean> {
+  for (const [output, record] of Object.entries(outputs)) if (!(await intact(outDir, output, record))) return false;
+  return true;
+}
+
+async function readManifest(file: string, outDir: string): Promise<Manifest | undefined> {
+  try {
+    const manifest = JSON.parse(await fs.readFile(file, 'utf8')) as Manifest;
+    return manifest.version === 1 && manifest.outDir === outDir ? manifest : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function writeManifest(file: string, manifest: Manifest): Promise<void> {
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  const temp = `${file}.tmp-${process.pid}`;
+  await fs.writeFile(temp, JSON.stringify(manifest));
+  await fs.rename(temp, file);
+}
+
+async function removeEmptyParents(root: string, dir: string): Promise<void> {
+  for (let at = dir; at.startsWith(`${root}${path.sep}`); at = path.dirname(at)) {
+    try {
+      await fs.rmdir(at);
+    } catch {
+      return; // not empty (or gone)
+    }
+  }
+}

@@ -1,0 +1,77 @@
+import path from 'node:path';
+import { parentPort, workerData } from 'node:worker_threads';
+import type { Plugin, UserConfig } from 'vite';
+
+export interface CompileTask {
+  packageRoot: string;
+  /** Where the bundle goes (emptied first). */
+  outDir: string;
+  /** `--site-url`, for Astro's `site` and `base`. */
+  siteUrl: string | undefined;
+}
+
+export type CompileResult = { ok: true; base: string } | { ok: false; message: string; stack?: string };
+
+/** Compiles the pages into one SSR bundle with Vite and Astro's own plugins (see compileRenderer). */
+async function compile({ packageRoot, outDir, siteUrl }: CompileTask): Promise<string> {
+  const { build } = await import('vite');
+  const { getViteConfig } = await import('astro/config');
+  const shim = path.join(packageRoot, 'src', 'site', 'content-shim.ts');
+  const resolveOutside: Plugin = {
+    name: 'agent-logbook:renderer',
+    enforce: 'pre',
+    async resolveId(id, importer) {
+      // The pages' collections come straight from the data directory (see content-shim.ts).
+      if (id === 'astro:content') return shim;
+      if (!importer || /^[./\0]|^[a-z]+:/.test(id)) return null;
+      const resolved = await this.resolve(id, importer, { skipSelf: true });
+      if (resolved && !resolved.external && resolved.id.includes(`${path.sep}node_modules${path.sep}`)) {
+        return { id: resolved.id, external: true };
+      }
+      return null;
+    },
+  };
+  const userConfig: UserConfig = {
+    root: packageRoot,
+    logLevel: 'error',
+    ssr: { noExternal: true },
+    build: {
+      ssr: path.join(packageRoot, 'src', 'site', 'build', 'renderer-entry.ts'),
+      outDir,
+      emptyOutDir: true,
+      ssrEmitAssets: true,
+      cssCodeSplit: false,
+      minify: false,
+      rollupOptions: { output: { format: 'esm', entryFileNames: 'entry.mjs' } },
+    },
+  };
+  const config = await getViteConfig(userConfig, { root: packageRoot, logLevel: 'error', ...siteAndBase(siteUrl) })({
+    mode: 'production',
+    command: 'build',
+  });
+  // Ahead of Astro's own resolver, which would hand `astro:content` its content-layer runtime.
+  config.plugins = [resolveOutside, ...(config.plugins ?? []).filter((p) => p !== resolveOutside)];
+  // This thread's own copy of the environment: the parent's NODE_ENV is untouched.
+  process.env.NODE_ENV = 'production';
+  await build({ ...config, configFile: false });
+  return typeof config.base === 'string' ? config.base : '/';
+}
+
+/** Where the site will be published (`--site-url`): Astro's `site` and `base`, as the CLI gives them to Astro
+ * (`https://host/path/` → site and base `/path/`; `/path/` → base). */
+function siteAndBase(siteUrl: string | undefined): { site?: string; base?: string } {
+  if (!siteUrl) return {};
+  if (siteUrl.startsWith('/')) return { base: siteUrl };
+  const url = new URL(siteUrl);
+  return { site: url.origin, base: url.pathname };
+}
+
+compile(workerData as CompileTask).then(
+  (base) => parentPort!.postMessage({ ok: true, base } satisfies CompileResult),
+  (error: unknown) =>
+    parentPort!.postMessage({
+      ok: false,
+      message: error instanceof Error ? error.message : String(error),
+      stack: error instanceof Error ? error.stack : undefined,
+    } satisfies CompileResult),
+);

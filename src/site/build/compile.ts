@@ -1,0 +1,136 @@
+import { createHash } from 'node:crypto';
+import { existsSync, promises as fs, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { workerFile } from '../../util/worker-pool.ts';
+import type { CompileTask, CompileResult } from './compile-worker.ts';
+
+/** What a compiled renderer is: its entry module and the stylesheets its pages link. */
+export interface CompiledRenderer {
+  /** Hash of everything the markup depends on: bumps when a template, style or page helper changes. */
+  hash: string;
+  dir: string;
+  entry: string;
+  /** Emitted stylesheets, relative to `dir` (`_astro/….css`). */
+  styles: string[];
+  /** Astro's `base` the bundle was compiled with, as `href()` sees it. */
+  base: string;
+  /** Compiled by this call (else found compiled by an earlier build). */
+  compiled?: boolean;
+}
+
+const MANIFEST = 'renderer.json';
+
+const COMPILE_WORKER = workerFile(import.meta.url, 'site-compile-worker', './compile-worker.js');
+
+/**
+ * The template hash: every file under src/ and public/ (pages, components, layouts, styles and the TypeScript they
+ * import), the Astro config and the environment it may read, and the package and Astro versions.
+ * Hashing all of src/ costs a few milliseconds and never misses a file a component imports.
+ */
+export async function templateHash(packageRoot: string): Promise<string> {
+  const hash = createHash('sha256');
+  // The bundle imports its dependencies by absolute path: a moved installation compiles again.
+  hash.update(packageRoot).update('\0');
+  // public/ too: its files are copied into the site, and a change must not hide behind "nothing changed".
+  for (const folder of ['src', 'public']) {
+    const root = path.join(packageRoot, folder);
+    const files = (await fs.readdir(root, { recursive: true, withFileTypes: true }).catch(() => []))
+      .filter((e) => e.isFile())
+      .map((e) => path.join(e.parentPath, e.name))
+      .sort();
+    for (const file of files) {
+      hash
+        .update(path.relative(packageRoot, file))
+        .update('\0')
+        .update(await fs.readFile(file))
+        .update('\0');
+    }
+  }
+  // The config may read the environment (a --site-url sets `base`): every AGENT_LOGBOOK_ variable but the
+  // ones the pages read at render time is part of the hash. Evaluating the config would cost a second.
+  const compileTime = Object.keys(process.env)
+    .filter((name) => name.startsWith('AGENT_LOGBOOK_') && !RENDER_TIME_ENV.has(name))
+    .sort()
+    .map((name) => [name, process.env[name]]);
+  hash.update(JSON.stringify(compileTime));
+  hash.update(readFileSync(path.join(packageRoot, 'astro.config.mjs')));
+  for (const pkg of ['package.json', 'node_modules/astro/package.json']) {
+    const file = path.join(packageRoot, pkg);
+    if (existsSync(file)) hash.update((JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version);
+  }
+  return hash.digest('hex').slice(0, 20);
+}
+
+/** Inputs the pages read when they render (see src/cli/build-site.ts), not when they compile. */
+const RENDER_TIME_ENV = new Set(
+  ['DATA', 'TZ', 'WEEK_START', 'SINCE', 'UNTIL', 'SHARE', 'THREADS'].map((name) => `AGENT_LOGBOOK_${name}`),
+);
+
+/**
+ * The site renderer for the current templates: compiled by Vite with Astro's own plugins (`getViteConfig`)
+ * into `<cacheDir>/<hash>/`, or taken from there when an earlier build made it. Astro's container API can
+ * only import `.astro` files inside Vite; outside it renders compiled components, so this compiles them
+ * once per template hash. Dependencies stay in node_modules, imported by absolute path (the bundle lives in
+ * the data directory, where no node_modules is found by walking up).
+ */
+export async function compileRenderer(packageRoot: string, cacheDir: string): Promise<CompiledRenderer> {
+  const hash = await templateHash(packageRoot);
+  const dir = path.join(cacheDir, hash);
+  const known = await readCompiled(dir);
+  if (known) return known;
+  const staging = `${dir}.tmp-${process.pid}-${Date.now()}`;
+  // In a thread of its own: Vite, Rollup and Astro's compiler stay loaded after a build, about 100 MB this
+  // process would carry through the page rendering; a thread's memory goes when it ends.
+  const { base } = await compileInWorker({ packageRoot, outDir: staging, siteUrl: process.env.AGENT_LOGBOOK_SITE_URL });
+  const styles = (await fs.readdir(path.join(staging, '_astro')).catch(() => [] as string[]))
+    .filter((name) => name.endsWith('.css'))
+    .sort()
+    .map((name) => `_astro/${name}`);
+  const compiled: CompiledRenderer = { hash, dir, entry: path.join(dir, 'entry.mjs'), styles, base, compiled: true };
+  await fs.writeFile(path.join(staging, MANIFEST), JSON.stringify({ styles, base }));
+  await fs.rm(dir, { recursive: true, force: true });
+  try {
+    await fs.rename(staging, dir);
+  } catch (error) {
+    // Another build compiled the same templates at the same time: theirs is as good as ours.
+    await fs.rm(staging, { recursive: true, force: true });
+    if (!(await readCompiled(dir))) throw error;
+  }
+  await removeOtherRenderers(cacheDir, hash);
+  return compiled;
+}
+
+async function readCompiled(dir: string): Promise<CompiledRenderer | undefined> {
+  try {
+    const { styles, base } = JSON.parse(await fs.readFile(path.join(dir, MANIFEST), 'utf8')) as {
+      styles: string[];
+      base: string;
+    };
+    return { hash: path.basename(dir), dir, entry: path.join(dir, 'entry.mjs'), styles, base };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Renderers of older templates are of no further use; a crashed compile's staging directory neither. */
+async function removeOtherRenderers(cacheDir: string, keep: string): Promise<void> {
+  for (const name of await fs.readdir(cacheDir).catch(() => [] as string[])) {
+    if (name === keep || name.startsWith(`${keep}.tmp-`)) continue;
+    await fs.rm(path.join(cacheDir, name), { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
+function compileInWorker(task: CompileTask): Promise<{ base: string }> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(COMPILE_WORKER, { workerData: task });
+    let result: CompileResult | undefined;
+    worker.once('message', (message: CompileResult) => (result = message));
+    worker.once('error', reject);
+    worker.once('exit', (code) => {
+      if (result?.ok) resolve({ base: result.base });
+      else if (result) reject(Object.assign(new Error(result.message), { stack: result.stack }));
+      else reject(new Error(`compiling the page templates stopped (exit code ${code})`));
+    });
+  });
+}

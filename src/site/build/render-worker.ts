@@ -1,0 +1,66 @@
+import { statSync } from 'node:fs';
+import path from 'node:path';
+import { parentPort, workerData } from 'node:worker_threads';
+import { serveTasks } from '../../util/worker-pool.ts';
+import { listRoutes, loadBundle, PageRenderer, type RouteToRender } from './render-page.ts';
+
+/** Given once per worker. */
+export interface RenderWorkerData {
+  entry: string;
+  styleHrefs: string[];
+  outDir: string;
+}
+
+/**
+ * One task: the outputs of one session (its pages, in order, so a long body is opened once), or a few others.
+ * Named, not sent with their props: the worker lists the routes itself, from the same data, once a build.
+ * Props cloned into every task would hold the summaries and day indexes many times over, and those of one
+ * 2 GB session alone are tens of MB.
+ */
+export interface RenderTask {
+  outputs: string[];
+  /** The build's key of the archive's index and the options: the routes are listed again when it changes. */
+  siteKey: string;
+  /** Write even when the bytes are the same (`build --full`). */
+  force: boolean;
+}
+
+export type RenderTaskResult =
+  | { ok: true; files: { output: string; written: boolean; size: number; mtimeMs: number }[] }
+  | { ok: false; error: string };
+
+const { entry, styleHrefs, outDir } = workerData as RenderWorkerData;
+const bundle = loadBundle(entry);
+const renderer = bundle.then((loaded) => PageRenderer.create(loaded, styleHrefs));
+let routes: { siteKey: string; byOutput: Promise<Map<string, RouteToRender>> } | undefined;
+
+function routesOf(siteKey: string): Promise<Map<string, RouteToRender>> {
+  if (routes?.siteKey !== siteKey) {
+    const byOutput = bundle.then(async (loaded) => {
+      const listed = await listRoutes(loaded.pageModules);
+      return new Map(listed.map((route) => [route.output, route]));
+    });
+    routes = { siteKey, byOutput };
+  }
+  return routes.byOutput;
+}
+
+// Renders pages with the compiled renderer and writes the ones whose bytes changed, off the main thread.
+serveTasks<RenderTask, RenderTaskResult>(parentPort!, async ({ outputs, siteKey, force }) => {
+  try {
+    const files = [];
+    const byOutput = await routesOf(siteKey);
+    for (const output of outputs) {
+      const route = byOutput.get(output);
+      if (!route) throw new Error(`the renderer has no route for ${output} (did the archive change during the build?)`);
+      const file = path.join(outDir, route.output);
+      const written = await (await renderer).renderTo(file, route, force);
+      const stat = statSync(file);
+      files.push({ output: route.output, written, size: stat.size, mtimeMs: stat.mtimeMs });
+    }
+    return { ok: true, files };
+  } catch (error) {
+    const where = outputs[0] ?? '';
+    return { ok: false, error: `${where}: ${(error as Error).stack ?? String(error)}` };
+  }
+});

@@ -1,0 +1,280 @@
+// The site search box (src/site/components/SearchBox.astro): Pagefind's JS API over the index that
+// src/site/search/site-index.ts writes, in shards (pagefind/shards.json): the first is loaded, the others merged.
+// Pagefind finds pages; which message of a page matched is found here, from the record's sections.
+// Loaded as an external module (the CSP allows no inline script); Pagefind itself is fetched from the site's
+// own /pagefind/ on first use and needs WebAssembly ('wasm-unsafe-eval').
+import { hasCjk, queryWords } from '../../search/cjk.ts';
+import { pageSections, type RecordSection } from '../../transcript/page-record.ts';
+
+interface PagefindResultData {
+  url: string;
+  content: string;
+  meta: Record<string, string>;
+}
+interface PagefindResult {
+  id: string;
+  data(): Promise<PagefindResultData>;
+}
+interface PagefindApi {
+  options(options: Record<string, unknown>): Promise<void>;
+  init(): Promise<void>;
+  mergeIndex(url: string, options?: Record<string, unknown>): Promise<void>;
+  search(term: string, options?: { filters?: Record<string, string> }): Promise<{ results: PagefindResult[] } | null>;
+  filters(): Promise<Record<string, Record<string, number>>>;
+}
+
+/** Hits shown at most, pages looked at to find them (CJK hits are checked against the text), and hits
+ * (messages) shown from one page. */
+const SHOWN = 12;
+const EXAMINED = 60;
+const PER_PAGE = 3;
+const SOURCE_LABELS: Record<string, string> = {
+  'claude-code': 'Claude Code',
+  codex: 'Codex CLI',
+  'amazon-q': 'Amazon Q',
+};
+
+for (const form of document.querySelectorAll<HTMLFormElement>('form.site-search')) setUp(form);
+
+function setUp(form: HTMLFormElement): void {
+  const base = form.dataset.base ?? '/';
+  const timeZone = form.dataset.tz || undefined;
+  const input = form.querySelector<HTMLInputElement>('input[name=q]')!;
+  const panel = form.querySelector<HTMLElement>('.site-search-panel')!;
+  const status = form.querySelector<HTMLElement>('.site-search-status')!;
+  const list = form.querySelector<HTMLOListElement>('.site-search-results')!;
+  const selects = [...form.querySelectorAll<HTMLSelectElement>('select')];
+  let api: Promise<PagefindApi | undefined> | undefined;
+  let generation = 0;
+  let timer: number | undefined;
+
+  const load = (): Promise<PagefindApi | undefined> => {
+    api ??= (async () => {
+      const root = `${base}pagefind/`;
+      const response = await fetch(`${root}shards.json`);
+      if (!response.ok) throw new Error(`${root}shards.json: ${response.status}`);
+      const shards = (await response.json()) as string[];
+      if (shards.length === 0) return undefined;
+      const pagefind = (await import(/* @vite-ignore */ `${root}${shards[0]}/pagefind.js`)) as PagefindApi;
+      await pagefind.options({ excerptLength: 0 });
+      await pagefind.init();
+      await Promise.all(shards.slice(1).map((shard) => pagefind.mergeIndex(`${root}${shard}/`)));
+      // The filters' values come in their own time: a query need not wait for every shard's filter lists.
+      void pagefind.filters().then((filters) => fillFilters(filters, selects));
+      return pagefind;
+    })();
+    return api;
+  };
+
+  const run = async () => {
+    const mine = ++generation;
+    const query = input.value.trim();
+    if (!query) {
+      list.replaceChildren();
+      status.textContent = '';
+      delete list.dataset.query;
+      return;
+    }
+    status.textContent = 'Searching…';
+    let pagefind: PagefindApi | undefined;
+    try {
+      pagefind = await load();
+    } catch {
+      status.textContent = 'The search index could not be loaded (was the site built with agent-logbook build?).';
+      return;
+    }
+    if (!pagefind) {
+      status.textContent = 'Nothing to search yet: the site has no sessions.';
+      return;
+    }
+    const { words, runs } = queryWords(query);
+    const filters: Record<string, string> = {};
+    for (const select of selects) if (select.value) filters[select.name] = select.value;
+    const found = await pagefind.search(words.join(' '), { filters });
+    if (mine !== generation || !found) return;
+    const hits: Hit[] = [];
+    const typed = words.filter((word) => !hasCjk(word));
+    for (let i = 0; i < found.results.length && i < EXAMINED && hits.length < SHOWN; i += SHOWN) {
+      // Each page's text is fetched as soon as its record is in.
+      const batch = await Promise.all(
+        found.results
+          .slice(i, i + SHOWN)
+          .map((r) => r.data().then(async (data) => ({ data, sections: await pageTextOf(base, data) }))),
+      );
+      if (mine !== generation) return;
+      for (const { data, sections } of batch) {
+        for (const section of matchingSections(sections, runs, typed)) {
+          if (hits.length < SHOWN) hits.push({ data, section });
+        }
+      }
+    }
+    list.replaceChildren(...hits.map((hit) => resultItem(hit, base, timeZone, [...runs, ...typed])));
+    status.textContent = hits.length === 0 ? 'No match.' : '';
+    // What the list shows (for scripts and tests that wait for a query's results).
+    list.dataset.query = query;
+    list.dataset.filters = JSON.stringify(filters);
+  };
+
+  input.addEventListener('focus', () => {
+    panel.hidden = false;
+    void load().catch(() => undefined);
+  });
+  input.addEventListener('input', () => {
+    panel.hidden = false;
+    window.clearTimeout(timer);
+    timer = window.setTimeout(() => void run(), 80);
+  });
+  for (const select of selects) select.addEventListener('change', () => void run());
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    list.querySelector('a')?.click();
+  });
+  form.addEventListener('keydown', (event) => {
+    if (event.key === 'Escape') {
+      panel.hidden = true;
+      input.blur();
+    }
+  });
+  document.addEventListener('click', (event) => {
+    if (!form.contains(event.target as Node)) panel.hidden = true;
+  });
+  document.addEventListener('keydown', (event) => {
+    if (event.key !== '/' || event.ctrlKey || event.metaKey || event.altKey) return;
+    const target = event.target as HTMLElement | null;
+    if (target && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName))) return;
+    event.preventDefault();
+    input.focus();
+    input.select();
+  });
+}
+
+function fillFilters(filters: Record<string, Record<string, number>>, selects: HTMLSelectElement[]): void {
+  for (const select of selects) {
+    const values = Object.keys(filters[select.name] ?? {});
+    values.sort((a, b) => (select.name === 'month' ? b.localeCompare(a) : a.localeCompare(b)));
+    for (const value of values) {
+      const option = document.createElement('option');
+      option.value = value;
+      option.textContent = select.name === 'source' ? (SOURCE_LABELS[value] ?? value) : value;
+      select.append(option);
+    }
+  }
+}
+
+/** The pages' texts fetched so far (by text file), kept while the page is open. */
+const pageTexts = new Map<string, Promise<RecordSection[]>>();
+
+/** A found page's sections, from its gzip text file beside the shard (none when it cannot be read). */
+function pageTextOf(base: string, data: PagefindResultData): Promise<RecordSection[]> {
+  const file = data.meta.text ?? '';
+  let text = pageTexts.get(file);
+  if (!text) {
+    text = (async () => {
+      try {
+        const response = await fetch(`${base}pagefind/${file}`);
+        if (!response.ok || !response.body) return [];
+        const plain = response.body.pipeThrough(new DecompressionStream('gzip'));
+        return pageSections(await new Response(plain).text());
+      } catch {
+        return [];
+      }
+    })();
+    pageTexts.set(file, text);
+  }
+  return text;
+}
+
+interface Hit {
+  data: PagefindResultData;
+  section: RecordSection;
+}
+
+/**
+ * The messages of a found page to show, best first: a section must hold each CJK run of the query as typed
+ * (Pagefind matched its bigrams, which may lie apart), and the more typed words it holds, the better. Pagefind
+ * also matches word forms (stems) the text does not hold literally: when no section holds a typed word, the
+ * page's first message stands for it.
+ */
+function matchingSections(sections: RecordSection[], runs: string[], typed: string[]): RecordSection[] {
+  const lowered = typed.map((w) => w.toLowerCase());
+  const scored: { section: RecordSection; score: number }[] = [];
+  for (const section of sections) {
+    if (!runs.every((run) => section.text.includes(run))) continue;
+    const text = section.text.toLowerCase();
+    const score = runs.length + lowered.filter((w) => text.includes(w)).length;
+    scored.push({ section, score });
+  }
+  if (scored.length === 0) return [];
+  const best = Math.max(...scored.map((s) => s.score));
+  if (best === 0) return [scored.find((s) => s.section.kind !== 'session')?.section ?? scored[0]!.section];
+  return scored
+    .filter((s) => s.score === best)
+    .slice(0, PER_PAGE)
+    .map((s) => s.section);
+}
+
+function resultItem(hit: Hit, base: string, timeZone: string | undefined, terms: string[]): HTMLLIElement {
+  const { data, section } = hit;
+  const item = document.createElement('li');
+  const link = document.createElement('a');
+  const anchor = section.anchor ? `#${section.anchor}` : '';
+  link.href = `${base}${data.url.replace(/^\/+/, '')}${anchor}`;
+  const meta = document.createElement('span');
+  meta.className = 'hit-meta';
+  const source = SOURCE_LABELS[data.meta.source ?? ''] ?? data.meta.source ?? '';
+  meta.textContent = [source, data.meta.project, formatTime(section.timestamp, timeZone), section.kind]
+    .filter(Boolean)
+    .join(' · ');
+  const title = document.createElement('span');
+  title.className = 'hit-title';
+  title.textContent = data.meta.title ?? '';
+  const snippet = document.createElement('span');
+  snippet.className = 'hit-snippet';
+  snippet.append(...highlighted(section.text, terms));
+  link.append(meta, title, snippet);
+  item.append(link);
+  return item;
+}
+
+function formatTime(iso: string | undefined, timeZone: string | undefined): string {
+  if (!iso) return '';
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return '';
+  const parts = new Intl.DateTimeFormat('en-CA', {
+    timeZone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  }).formatToParts(date);
+  const part = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
+  return `${part('year')}-${part('month')}-${part('day')} ${part('hour')}:${part('minute')}`;
+}
+
+/** The text around the first match, whitespace collapsed, each match in a <mark> (text nodes only). */
+function highlighted(text: string, terms: string[]): Node[] {
+  const words = [...new Set(terms.filter((t) => t.length > 0))].sort((a, b) => b.length - a.length);
+  const flat = text.replace(/\s+/g, ' ').trim();
+  if (words.length === 0) return [document.createTextNode(flat.slice(0, 200))];
+  const pattern = new RegExp(words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'giu');
+  const first = pattern.exec(flat);
+  const start = Math.max(0, (first?.index ?? 0) - 60);
+  const end = Math.min(flat.length, start + 220);
+  const window = flat.slice(start, end);
+  const nodes: Node[] = [];
+  if (start > 0) nodes.push(document.createTextNode('…'));
+  let at = 0;
+  pattern.lastIndex = 0;
+  for (const match of window.matchAll(pattern)) {
+    if (match.index > at) nodes.push(document.createTextNode(window.slice(at, match.index)));
+    const mark = document.createElement('mark');
+    mark.textContent = match[0];
+    nodes.push(mark);
+    at = match.index + match[0].length;
+  }
+  if (at < window.length) nodes.push(document.createTextNode(window.slice(at)));
+  if (end < flat.length) nodes.push(document.createTextNode('…'));
+  return nodes;
+}

@@ -1,0 +1,48 @@
+import type { APIRoute, GetStaticPaths } from 'astro';
+import { idToPathSegment } from '../../../../model/ids.ts';
+import type { SessionSummary } from '../../../../model/session.ts';
+import { sessionMarkdown } from '../../../../transcript/session-markdown.ts';
+import { siteIndexes } from '../../../collections.ts';
+import { loadSessionPage } from '../../../data.ts';
+import { pagePlace } from '../../../../transcript/session-view.ts';
+import { shareSettings } from '../../../../privacy/share-mode.ts';
+
+/** Each session as Markdown, beside its page: `/sessions/<source>/<id>.md`. */
+export const getStaticPaths: GetStaticPaths = async () => {
+  if (shareSettings()?.single) return [];
+  const { sessions } = await siteIndexes();
+  return sessions.map((summary) => ({
+    params: { source: summary.source, id: idToPathSegment(summary.sessionId) },
+    props: { summary },
+  }));
+};
+
+export const GET: APIRoute = async ({ props }) => {
+  const summary = (props as { summary: SessionSummary }).summary;
+  const { timeZone } = await siteIndexes();
+  const starts = summary.pageStarts ?? [0];
+  function* pages() {
+    for (let page = 1; page <= starts.length; page++)
+      yield { session: loadSessionPage(summary, page), place: pagePlace(starts, summary.pagePrompts, page) };
+  }
+  const encoder = new TextEncoder();
+  const chunks = sessionMarkdown(summary, pages(), { timeZone });
+  // Pieces are joined to ~64 KB before they are encoded: a stream of many small chunks costs more to encode
+  // and to read back than the text itself.
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      let text = '';
+      for (let next = chunks.next(); ; next = chunks.next()) {
+        if (next.done) {
+          if (text) controller.enqueue(encoder.encode(text));
+          controller.close();
+          return;
+        }
+        text += next.value;
+        if (text.length >= 64 * 1024) break;
+      }
+      controller.enqueue(encoder.encode(text));
+    },
+  });
+  return new Response(body, { headers: { 'Content-Type': 'text/markdown; charset=utf-8' } });
+};

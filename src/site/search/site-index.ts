@@ -1,0 +1,241 @@
+import { createHash } from 'node:crypto';
+import { existsSync, promises as fs } from 'node:fs';
+import path from 'node:path';
+import { DataDir } from '../../archive/data-dir.ts';
+import { writeFileAtomic } from '../../util/fs.ts';
+import type { ShareSettings } from '../../privacy/share-mode.ts';
+import { defaultThreads, workerFile, WorkerPool } from '../../util/worker-pool.ts';
+import { PageTextCache } from '../../transcript/page-texts.ts';
+import { type SiteSession, siteSessions } from './site-records.ts';
+import { runSiteSearchTask, type SiteSearchTask, type SiteSearchTaskResult } from './site-shard.ts';
+import { emptyShardState, planShards, shardChars, type ShardState } from './site-shards.ts';
+
+const WORKER = workerFile(import.meta.url, 'site-search-worker', './site-shard-worker.js');
+
+/** The directory of the site search bundle, under the site's output. */
+export const SITE_SEARCH_DIR = 'pagefind';
+
+export interface SiteSearchOptions {
+  dataDir: string;
+  outDir: string;
+  timeZone: string;
+  share?: ShareSettings;
+  /** Index every shard again, whatever the last build left. */
+  full?: boolean;
+  /** The site's files (paths under `outDir`), when known before they are all written; else the pages are
+   * looked for in `outDir`. */
+  outputs?: ReadonlySet<string>;
+}
+
+export interface SiteSearchResult {
+  /** Pages indexed this time (in the shards written again). */
+  records: number;
+  /** Sessions whose texts were read from the archive here (not on the build's Markdown pass). */
+  read: number;
+  /** Shards the site index has, and how many of them were written this time. */
+  shards: number;
+  written: number;
+  /** Bytes under `<outDir>/pagefind/`. */
+  bytes: number;
+}
+
+/** Bump when what a record holds changes: every shard is written again. */
+const SITE_INDEX_VERSION = 2;
+/** Sessions are read from the archive in tasks of about this much body. */
+const READ_BATCH_BYTES = 8 * 1024 * 1024;
+/** Lists the shards for the search box, which loads the first and merges the others. */
+export const SHARD_LIST = 'shards.json';
+
+interface SavedState extends ShardState {
+  version: number;
+  optionsKey: string;
+}
+
+/**
+ * Writes the site's search index (Pagefind) for the sessions whose pages the site has: one record per session
+ * page (see site-record.ts), in shards (see site-shards.ts), re-indexing only the shards whose sessions
+ * changed since the last build into this directory. The texts come from the archive, read again only for the
+ * sessions that changed (page-texts.ts keeps them), not from the built HTML nor the command line's index
+ * (which a first build would have to make whole). Tool input and output are left out: they are large and
+ * noisy, and `agent-logbook search` covers them. A share build indexes the redacted, anonymized text only.
+ */
+export async function writeSiteSearch(options: SiteSearchOptions): Promise<SiteSearchResult> {
+  const target = path.join(options.outDir, SITE_SEARCH_DIR);
+  const stateFile = path.join(
+    options.dataDir,
+    'cache',
+    'site-search',
+    `${createHash('sha256').update(options.outDir).digest('hex').slice(0, 16)}.json`,
+  );
+  const optionsKey = JSON.stringify([SITE_INDEX_VERSION, options.timeZone, options.share ?? null]);
+  const saved = options.full ? undefined : await readState(stateFile);
+  const previous: ShardState = saved?.optionsKey === optionsKey ? saved : emptyShardState();
+
+  const summaries = await new DataDir(options.dataDir).readSummaries();
+  const sessions = siteSessions(
+    options.dataDir,
+    summaries,
+    options.outDir,
+    options.share?.single === true,
+    options.outputs,
+  );
+  const byKey = new Map(sessions.map((s) => [s.key, s]));
+  const cache = new PageTextCache(options.dataDir);
+  let pool: { workers: WorkerPool<SiteSearchTask, SiteSearchTaskResult>; size: number } | undefined;
+  /** Runs one of `tasks` tasks: on this thread when it is the only one (a rebuild after one change, where
+   * starting workers would take longer than the task), else in workers, as many as there are tasks or cores. */
+  const retired: Promise<void>[] = [];
+  const run = (task: SiteSearchTask, tasks: number): Promise<SiteSearchTaskResult> => {
+    if (tasks === 1 && !pool) return runSiteSearchTask(task);
+    const size = Math.min(defaultThreads(), tasks);
+    // Synchronously: the tasks of a phase are started together and must share one pool. A smaller pool
+    // left from the phase before is idle by now.
+    if (!pool || pool.size < size) {
+      if (pool) retired.push(pool.workers.close());
+      pool = { workers: new WorkerPool(WORKER, size, undefined, 1), size };
+    }
+    return pool.workers.run(task);
+  };
+  let records = 0;
+  try {
+    // The texts of the sessions that changed since they were last read, from the archive, on every core.
+    const known = cache.stamps();
+    const stale = sessions.filter((s) => known.get(s.key)?.stamp !== s.bodyStamp);
+    const batches = readBatches(stale);
+    await Promise.all(
+      batches.map(async (batch) => {
+        const result = await run(
+          {
+            type: 'read',
+            dataDir: options.dataDir,
+            sessions: batch.map((s) => ({ key: s.key, body: s.body })),
+          },
+          batches.length,
+        );
+        if (!result.ok) throw new Error(`the site search could not read the archive: ${result.error}`);
+        if (result.type !== 'read') return;
+        for (const { key, rows } of result.texts) cache.put(key, byKey.get(key)!.bodyStamp, rows);
+      }),
+    );
+    cache.keepOnly(new Set(summaries.map((s) => s.id)));
+    const chars = cache.stamps();
+
+    const plan = planShards(
+      previous,
+      sessions,
+      (key) => chars.get(key)?.chars ?? 0,
+      (shard) => existsSync(path.join(target, shard, 'pagefind-entry.json')),
+      shardChars(),
+    );
+    await fs.mkdir(target, { recursive: true });
+    const staging = path.join(options.outDir, `.${SITE_SEARCH_DIR}-${process.pid}.tmp`);
+    await fs.rm(staging, { recursive: true, force: true });
+    try {
+      // The biggest shards first, so no worker is left with one at the end.
+      const order = [...plan.dirty].sort((a, b) => plan.state.shards[b[0]]!.chars - plan.state.shards[a[0]]!.chars);
+      await Promise.all(
+        order.map(async ([shard, keys]) => {
+          const outputPath = path.join(staging, shard);
+          const result = await run(
+            {
+              type: 'shard',
+              dataDir: options.dataDir,
+              timeZone: options.timeZone,
+              share: options.share,
+              shard,
+              sessions: keys.map((key) => byKey.get(key)!),
+              outputPath,
+            },
+            order.length,
+          );
+          if (!result.ok) throw new Error(`the site search index could not be written: ${result.error}`);
+          if (result.type !== 'shard') return;
+          records += result.pages;
+          plan.state.shards[shard]!.chars = result.chars;
+          plan.state.shards[shard]!.bytes = await directoryBytes(outputPath);
+          await syncDirectory(outputPath, path.join(target, shard));
+        }),
+      );
+    } finally {
+      await fs.rm(staging, { recursive: true, force: true });
+    }
+    // The site's index is the shards of the plan and their list; nothing else stays (an older layout either).
+    const shards = Object.keys(plan.state.shards).sort();
+    const keep = new Set([...shards, SHARD_LIST]);
+    for (const name of await fs.readdir(target)) {
+      if (!keep.has(name)) await fs.rm(path.join(target, name), { recursive: true, force: true });
+    }
+    await writeIfChanged(path.join(target, SHARD_LIST), `${JSON.stringify(shards)}\n`);
+    await writeFileAtomic(stateFile, JSON.stringify({ version: SITE_INDEX_VERSION, optionsKey, ...plan.state }));
+    const bytes = shards.reduce((n, name) => n + (plan.state.shards[name]!.bytes ?? 0), 0);
+    return { records, read: stale.length, shards: shards.length, written: plan.dirty.size, bytes };
+  } finally {
+    cache.close();
+    await Promise.all([...retired, pool?.workers.close()]);
+  }
+}
+
+/** Sessions to read, in tasks of about READ_BATCH_BYTES of body, biggest sessions first. */
+function readBatches(sessions: SiteSession[]): SiteSession[][] {
+  const size = (s: SiteSession) => s.bodyBytes;
+  const batches: SiteSession[][] = [];
+  let batch: SiteSession[] = [];
+  let bytes = 0;
+  for (const session of [...sessions].sort((a, b) => size(b) - size(a))) {
+    batch.push(session);
+    bytes += size(session);
+    if (bytes >= READ_BATCH_BYTES) {
+      batches.push(batch);
+      batch = [];
+      bytes = 0;
+    }
+  }
+  if (batch.length > 0) batches.push(batch);
+  return batches;
+}
+
+async function readState(file: string): Promise<SavedState | undefined> {
+  try {
+    const state = JSON.parse(await fs.readFile(file, 'utf8')) as SavedState;
+    return state.version === SITE_INDEX_VERSION && typeof state.shards === 'object' ? state : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function writeIfChanged(file: string, text: string): Promise<void> {
+  const current = await fs.readFile(file, 'utf8').catch(() => undefined);
+  if (current === text) return;
+  await fs.writeFile(`${file}.tmp`, text);
+  await fs.rename(`${file}.tmp`, file);
+}
+
+async function directoryBytes(dir: string): Promise<number> {
+  let bytes = 0;
+  for (const entry of await fs.readdir(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) bytes += (await fs.stat(path.join(entry.parentPath, entry.name))).size;
+  }
+  return bytes;
+}
+
+/** Makes `target` hold exactly the files of `fresh`, rewriting only files whose bytes differ. */
+async function syncDirectory(fresh: string, target: string): Promise<void> {
+  await fs.mkdir(target, { recursive: true });
+  const wanted = new Set<string>();
+  for (const entry of await fs.readdir(fresh, { withFileTypes: true })) {
+    const from = path.join(fresh, entry.name);
+    const to = path.join(target, entry.name);
+    wanted.add(entry.name);
+    if (entry.isDirectory()) {
+      const existing = await fs.lstat(to).catch(() => undefined);
+      if (existing && !existing.isDirectory()) await fs.rm(to, { force: true });
+      await syncDirectory(from, to);
+      continue;
+    }
+    const [next, current] = await Promise.all([fs.readFile(from), fs.readFile(to).catch(() => undefined)]);
+    if (!current || !current.equals(next)) await fs.rename(from, to);
+  }
+  for (const name of await fs.readdir(target)) {
+    if (!wanted.has(name)) await fs.rm(path.join(target, name), { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,184 @@
+import { existsSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { tz } from '@date-fns/tz';
+import { format } from 'date-fns';
+import type { SourceId } from '../../model/message.ts';
+import type { SessionSummary } from '../../model/session.ts';
+import { DataDir } from '../../archive/data-dir.ts';
+import { bodyStamp, type PageTextRow, sessionAbout } from '../../transcript/page-texts.ts';
+import { projectName } from '../../model/project.ts';
+import { messageAnchor, pageOfMessage, sessionRoute } from '../../model/routes.ts';
+import { cjkBigrams, hasCjk } from '../../search/cjk.ts';
+import { pageText, recordContent, type RecordSection } from '../../transcript/page-record.ts';
+
+/** A section holds this much of a long text: the site index is downloaded in pieces by every visitor. */
+export const MAX_SECTION_CHARS = 16 * 1024;
+
+/** A session as the site index sees it: its summary's fields and the pages this build has of it. */
+export interface SiteSession {
+  key: string;
+  source: SourceId;
+  sessionId: string;
+  cwd: string;
+  title: string;
+  startedAt: string;
+  pageStarts: number[] | undefined;
+  /** Its body, relative to the data directory. */
+  body: string;
+  /** What the session's own section says (see sessionAbout). */
+  about: string;
+  /** The body header's stamp (see bodyStamp in page-texts.ts). */
+  bodyStamp: string;
+  /** The size of its messages file: what reading it costs. */
+  bodyBytes: number;
+  /** The body stamp and the pages present, so a change of either is seen. */
+  stamp: string;
+  /** The pages (1-based) whose HTML this build has. */
+  pages: number[];
+}
+
+/** A page of the site index: its Pagefind record and its text file (see site-record.ts). */
+export interface PageRecord {
+  record: SiteRecord;
+  text: string;
+}
+
+/** A Pagefind custom record (the part of its type we use). */
+export interface SiteRecord {
+  url: string;
+  content: string;
+  language: string;
+  meta: Record<string, string>;
+  filters: Record<string, string[]>;
+}
+
+export interface RecordOptions {
+  timeZone: string;
+  language: string;
+  /** A share build's single page: everything is on page 1. */
+  single?: boolean;
+  /** A share build's redaction, applied to every text. */
+  clean?: (text: string) => string;
+}
+
+/** Every archived session that has at least one page in this build, oldest first. */
+export function siteSessions(
+  dataDir: string,
+  summaries: SessionSummary[],
+  outDir: string,
+  single: boolean,
+  outputs?: ReadonlySet<string>,
+): SiteSession[] {
+  const data = new DataDir(dataDir);
+  const sessions: SiteSession[] = [];
+  for (const summary of [...summaries].sort(
+    (a, b) => a.startedAt.localeCompare(b.startedAt) || a.id.localeCompare(b.id),
+  )) {
+    const count = single ? 1 : Math.max(1, summary.pageStarts?.length ?? 1);
+    const pages: number[] = [];
+    for (let page = 1; page <= count; page++) {
+      // Not every session has its pages in every build (--since/--until, a share of some sessions).
+      const file = path.posix.join(sessionRoute(summary.source, summary.sessionId, page), 'index.html');
+      if (outputs ? outputs.has(file) : existsSync(path.join(outDir, file))) pages.push(page);
+    }
+    const stamp = bodyStamp(dataDir, summary.body);
+    if (pages.length === 0 || !stamp) continue;
+    const messages = statSync(data.messagesPath(summary.body), { throwIfNoEntry: false });
+    sessions.push({
+      key: summary.id,
+      source: summary.source,
+      sessionId: summary.sessionId,
+      cwd: summary.cwd,
+      title: summary.title,
+      startedAt: summary.startedAt,
+      pageStarts: summary.pageStarts,
+      body: summary.body,
+      about: sessionAbout(summary),
+      bodyStamp: stamp,
+      bodyBytes: messages?.size ?? 0,
+      stamp: `${stamp}|${pages.join(',')}`,
+      pages,
+    });
+  }
+  return sessions;
+}
+
+/**
+ * One record per page of a session: the page's prompts and answers in order (and, on its first page, the
+ * session's title, project and directory), linked to the page; the search box links a hit to its message.
+ * The record's meta `text` (where its text file is) is set by the writer, which knows the shard.
+ */
+export function sessionRecords(rows: PageTextRow[], session: SiteSession, options: RecordOptions): PageRecord[] {
+  const clean = options.clean ?? ((text: string) => text);
+  const title = clean(session.title);
+  const project = projectName(clean(session.cwd));
+  const month = monthIn(options.timeZone);
+  const byPage = new Map<number, RecordSection[]>();
+  const own: PageTextRow = { ts: session.startedAt, kind: 'session', index: null, text: session.about };
+  for (const row of [own, ...rows]) {
+    const page = options.single ? 1 : pageOfMessage(session.pageStarts, row.index ?? 0);
+    let sections = byPage.get(page);
+    if (!sections) byPage.set(page, (sections = []));
+    const section: RecordSection = {
+      anchor: row.index === null ? '' : messageAnchor(row.index),
+      kind: row.kind,
+      timestamp: row.ts || session.startedAt,
+      text: clean(row.text.slice(0, MAX_SECTION_CHARS)),
+    };
+    // The session's own section (title, project) goes first, whatever its time.
+    if (row.kind === 'session') sections.unshift(section);
+    else sections.push(section);
+  }
+  const records: PageRecord[] = [];
+  for (const page of session.pages) {
+    const sections = byPage.get(page);
+    if (!sections || sections.length === 0) continue;
+    const bigrams = new Set<string>();
+    for (const section of sections)
+      if (hasCjk(section.text)) for (const gram of cjkBigrams(section.text)) bigrams.add(gram);
+    const months = new Set<string>();
+    for (const section of sections) {
+      const name = month(section.timestamp);
+      if (name) months.add(name);
+    }
+    records.push({
+      text: pageText(sections),
+      record: {
+        url: sessionRoute(session.source, session.sessionId, page),
+        content: recordContent(sections, [...bigrams]),
+        language: options.language,
+        meta: {
+          title,
+          source: session.source,
+          project,
+          date: sections.find((s) => s.kind !== 'session')?.timestamp ?? session.startedAt,
+          page: String(page),
+        },
+        filters: { source: [session.source], project: [project], month: [...months] },
+      },
+    });
+  }
+  return records;
+}
+
+/** The month (`yyyy-MM`) of a time in a zone, worked out once a minute of time: zoned formatting is slow, and
+ * every zone's offset is whole minutes. */
+function monthIn(timeZone: string): (iso: string) => string | undefined {
+  const zone = tz(timeZone);
+  const known = new Map<string, string | undefined>();
+  return (iso) => {
+    if (!/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d/.test(iso)) return monthOf(iso, zone);
+    // The minute and the zone the time was written in (`Z`, `+09:00`), without seconds.
+    const minute = iso.slice(0, 16) + iso.slice(19).replace(/^\.\d+/, '');
+    if (known.has(minute)) return known.get(minute);
+    const month = monthOf(iso, zone);
+    if (known.size > 100_000) known.clear();
+    known.set(minute, month);
+    return month;
+  };
+}
+
+function monthOf(iso: string, zone: ReturnType<typeof tz>): string | undefined {
+  const at = new Date(iso);
+  return Number.isNaN(at.getTime()) ? undefined : format(at, 'yyyy-MM', { in: zone });
+}

@@ -1,0 +1,138 @@
+import { createHash } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import type { NormalizedMessage } from '../../model/message.ts';
+import type { ShareSettings } from '../../privacy/share-mode.ts';
+import { type RecordOptions, sessionRecords, type SiteSession } from './site-records.ts';
+import { TEXT_FILE_EXTENSION } from '../../transcript/page-record.ts';
+import { PageTextCache, type PageTextRow, readSessionTexts } from '../../transcript/page-texts.ts';
+
+/**
+ * One language for every record. Pagefind keeps an index per language and a page loads the one of its own
+ * `<html lang>` (or the biggest when it has none of that language), so records in several languages would
+ * hide each other's sessions. Under `en` Pagefind keeps a run of CJK characters as one word: the bigram form
+ * (site-record.ts) is what makes Japanese and Chinese searchable, the same way on every page.
+ */
+export const SITE_SEARCH_LANGUAGE = 'en';
+
+/** In each shard: the text files of its pages (see site-record.ts). */
+const TEXT_DIR = 'text';
+
+/** Reads sessions' texts from the archive for the text cache (see page-texts.ts). */
+export interface ReadJob {
+  dataDir: string;
+  sessions: { key: string; body: string }[];
+}
+
+export type ReadResult = { key: string; rows: PageTextRow[] }[];
+
+export async function readTexts(job: ReadJob): Promise<ReadResult> {
+  const result: ReadResult = [];
+  for (const { key, body } of job.sessions) result.push({ key, rows: await readSessionTexts(job.dataDir, body) });
+  return result;
+}
+
+export interface ShardJob {
+  dataDir: string;
+  timeZone: string;
+  share?: ShareSettings;
+  /** The shard's name: its directory under the site's pagefind/. */
+  shard: string;
+  sessions: SiteSession[];
+  /** A new directory to write the shard's bundle into. */
+  outputPath: string;
+}
+
+export interface ShardWritten {
+  pages: number;
+  /** Characters of the pages' text. */
+  chars: number;
+}
+
+/**
+ * Writes one shard: a record and a text file per page of its sessions (see site-record.ts), from the text
+ * cache, indexed by Pagefind into `outputPath`. Each thread that writes shards (workers, see
+ * site-shard-worker.ts, or the build's own for a single shard) has a Pagefind indexer process of its own.
+ */
+export async function writeShard(job: ShardJob): Promise<ShardWritten> {
+  const options: RecordOptions = {
+    timeZone: job.timeZone,
+    language: SITE_SEARCH_LANGUAGE,
+    single: job.share?.single,
+    clean: job.share ? await shareCleaner(job.share) : undefined,
+  };
+  const cache = new PageTextCache(job.dataDir, { readonly: true });
+  const pagefind = await import('pagefind');
+  try {
+    const { index, errors } = await pagefind.createIndex({ forceLanguage: SITE_SEARCH_LANGUAGE });
+    if (!index) throw new Error(errors.join('; '));
+    await fs.mkdir(path.join(job.outputPath, TEXT_DIR), { recursive: true });
+    let pages = 0;
+    let chars = 0;
+    // Every record is handed to Pagefind without waiting for the one before: its indexer works while the
+    // next session's records are made.
+    const added: Promise<{ errors: string[] }>[] = [];
+    const writes: Promise<void>[] = [];
+    for (const session of job.sessions) {
+      const records = sessionRecords(cache.rows(session.key), session, options);
+      for (const { record, text } of records) {
+        const name = `${createHash('sha256').update(record.url).digest('hex').slice(0, 20)}${TEXT_FILE_EXTENSION}`;
+        record.meta.text = `${job.shard}/${TEXT_DIR}/${name}`;
+        chars += text.length;
+        // Node writes no time into the gzip header: the same text makes the same bytes.
+        writes.push(fs.writeFile(path.join(job.outputPath, TEXT_DIR, name), gzipSync(text)));
+        added.push(index.addCustomRecord(record));
+      }
+      pages += records.length;
+    }
+    const failed = (await Promise.all(added)).flatMap((r) => r.errors);
+    await Promise.all(writes);
+    if (failed.length > 0) throw new Error(failed.join('; '));
+    const written = await index.writeFiles({ outputPath: job.outputPath });
+    if (written.errors.length > 0) throw new Error(written.errors.join('; '));
+    await index.deleteIndex();
+    // Pagefind's ready-made interfaces: the site has its own (src/site/client/search.ts).
+    for (const name of await fs.readdir(job.outputPath)) {
+      if (/^pagefind-(component-ui|modular-ui|ui|highlight)\./.test(name)) await fs.rm(path.join(job.outputPath, name));
+    }
+    return { pages, chars };
+  } finally {
+    cache.close();
+    await pagefind.close();
+  }
+}
+
+export type SiteSearchTask = ({ type: 'read' } & ReadJob) | ({ type: 'shard' } & ShardJob);
+export type SiteSearchTaskResult =
+  | { ok: true; type: 'read'; texts: ReadResult }
+  | ({ ok: true; type: 'shard' } & ShardWritten)
+  | { ok: false; error: string };
+
+/** A task of the site search, in a worker (site-shard-worker.ts) or, when it is the only one, on this thread. */
+export async function runSiteSearchTask(task: SiteSearchTask): Promise<SiteSearchTaskResult> {
+  try {
+    if (task.type === 'read') return { ok: true, type: 'read', texts: await readTexts(task) };
+    return { ok: true, type: 'shard', ...(await writeShard(task)) };
+  } catch (error) {
+    return { ok: false, error: (error as Error).message };
+  }
+}
+
+/** Text as a share build shows it (redacted, anonymized), through the same code as its pages. */
+async function shareCleaner(settings: ShareSettings): Promise<(text: string) => string> {
+  const { shareOptions } = await import('../../privacy/share-mode.ts');
+  const { shareOneMessage } = await import('../../privacy/share.ts');
+  const options = shareOptions(settings);
+  return (text) => {
+    const message: NormalizedMessage = {
+      id: 'search',
+      timestamp: '',
+      role: 'user',
+      source_type: 'message',
+      segments: [{ channel: 'input', type: 'text', format: 'text', text }],
+      raw: { event_type: 'search', file_path: '', line_index: 0 },
+    };
+    return shareOneMessage(message, options).segments[0]?.text ?? '';
+  };
+}

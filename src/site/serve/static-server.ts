@@ -1,0 +1,246 @@
+import { createReadStream, promises as fs } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { SITE_CSP } from '../csp.ts';
+
+/** The policy a page sends when it has no `<meta>` policy of its own (and for files that are not pages). */
+const FALLBACK_CSP = SITE_CSP;
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.md': 'text/markdown; charset=utf-8',
+  '.txt': 'text/plain; charset=utf-8',
+  '.xml': 'application/xml; charset=utf-8',
+  '.svg': 'image/svg+xml; charset=utf-8',
+  '.ico': 'image/x-icon',
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.gif': 'image/gif',
+  '.webp': 'image/webp',
+  '.woff2': 'font/woff2',
+  '.wasm': 'application/wasm',
+  '.pf_meta': 'application/octet-stream',
+};
+
+/** Where the watch server's own files live: no page of the site has this name. */
+export const LIVE_PREFIX = '/__agent-logbook/';
+
+export interface StaticServerOptions {
+  root: string;
+  port: number;
+  host?: string;
+  /** Live mode: serve the reload script and its event stream, and add the script to every HTML response. */
+  live?: boolean;
+  /** The site's base path (`--site-url https://host/logbook/`): its pages are served under it. */
+  base?: string;
+}
+
+export interface StaticServer {
+  url: string;
+  port: number;
+  /** Tells every open page to reload (live mode). */
+  reload(): void;
+  close(): Promise<void>;
+}
+
+/**
+ * A static file server for a built site, on 127.0.0.1 unless told otherwise. Every response carries the
+ * site's Content-Security-Policy as a header (the one in the page's `<meta>`, so the two never disagree),
+ * `X-Content-Type-Options: nosniff` and, for text, `charset=utf-8`. Only files under the site root are
+ * served: the decoded path is resolved and checked against the root, and so is its real path (a symlink
+ * out of the site is refused).
+ */
+export async function startStaticServer(options: StaticServerOptions): Promise<StaticServer> {
+  const root = await fs.realpath(path.resolve(options.root));
+  const clients = new Set<http.ServerResponse>();
+  const server = http.createServer((request, response) => {
+    const base = (options.base ?? '/').replace(/\/?$/, '/');
+    if (base !== '/' && request.url) {
+      // Pages link to `<base>…`: strip it; the live endpoints stay at the root.
+      if (request.url.startsWith(base)) request.url = request.url.slice(base.length - 1);
+      else if (!request.url.startsWith(LIVE_PREFIX)) {
+        response.writeHead(302, { ...SECURITY_HEADERS, Location: base });
+        return void response.end();
+      }
+    }
+    void handle(root, request, response, options.live === true, clients).catch(() => {
+      if (!response.headersSent) send(response, 500, 'text/plain; charset=utf-8', 'Internal error\n');
+      else response.destroy();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host ?? '127.0.0.1', () => resolve());
+  });
+  const { port, address } = server.address() as AddressInfo;
+  const host = address.includes(':') ? `[${address}]` : address;
+  return {
+    url: `http://${host}:${port}/`,
+    port,
+    reload() {
+      for (const client of clients) client.write('data: reload\n\n');
+    },
+    async close() {
+      for (const client of clients) client.end();
+      clients.clear();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+async function handle(
+  root: string,
+  request: http.IncomingMessage,
+  response: http.ServerResponse,
+  live: boolean,
+  clients: Set<http.ServerResponse>,
+): Promise<void> {
+  if (request.method !== 'GET' && request.method !== 'HEAD') {
+    response.setHeader('Allow', 'GET, HEAD');
+    return send(response, 405, 'text/plain; charset=utf-8', 'Method not allowed\n');
+  }
+  const rawPath = (request.url ?? '/').split(/[?#]/, 1)[0]!;
+  let urlPath: string;
+  try {
+    urlPath = decodeURIComponent(rawPath);
+  } catch {
+    return send(response, 400, 'text/plain; charset=utf-8', 'Bad request\n');
+  }
+  if (!urlPath.startsWith('/') || urlPath.includes('\0') || urlPath.includes('\\')) {
+    return send(response, 400, 'text/plain; charset=utf-8', 'Bad request\n');
+  }
+  if (live && urlPath === `${LIVE_PREFIX}reload.js`) {
+    return send(response, 200, 'text/javascript; charset=utf-8', RELOAD_SCRIPT, request.method === 'HEAD');
+  }
+  if (live && urlPath === `${LIVE_PREFIX}events`) {
+    response.writeHead(200, {
+      ...SECURITY_HEADERS,
+      'Content-Security-Policy': FALLBACK_CSP,
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-store',
+    });
+    response.write(': connected\n\n');
+    clients.add(response);
+    request.on('close', () => clients.delete(response));
+    return;
+  }
+  // Any `..` segment is refused outright, before and after decoding, rather than resolved.
+  if (urlPath.split('/').includes('..') || rawPath.split('/').includes('..')) {
+    return send(response, 400, 'text/plain; charset=utf-8', 'Bad request\n');
+  }
+  const file = await findFile(root, urlPath);
+  if (file === 'redirect') {
+    response.writeHead(301, { ...SECURITY_HEADERS, Location: `${rawPath}/` });
+    return void response.end();
+  }
+  if (!file) {
+    const notFound = await findFile(root, '/404.html');
+    if (notFound && notFound !== 'redirect') return sendFile(response, request, notFound, 404, live);
+    return send(response, 404, 'text/plain; charset=utf-8', 'Not found\n');
+  }
+  return sendFile(response, request, file, 200, live);
+}
+
+const SECURITY_HEADERS = {
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+  'X-Frame-Options': 'DENY',
+};
+
+/** The file a URL path names inside `root`: a file, a directory's index.html, or a redirect to add the slash. */
+async function findFile(root: string, urlPath: string): Promise<string | 'redirect' | undefined> {
+  const candidate = path.resolve(root, `.${urlPath}`);
+  if (!inside(root, candidate)) return undefined;
+  const stat = await fs.stat(candidate).catch(() => undefined);
+  if (!stat) return undefined;
+  let file = candidate;
+  if (stat.isDirectory()) {
+    if (!urlPath.endsWith('/')) return 'redirect';
+    file = path.join(candidate, 'index.html');
+    const index = await fs.stat(file).catch(() => undefined);
+    if (!index?.isFile()) return undefined;
+  } else if (!stat.isFile()) {
+    return undefined;
+  }
+  const real = await fs.realpath(file).catch(() => undefined);
+  return real && inside(root, real) ? real : undefined;
+}
+
+function inside(root: string, file: string): boolean {
+  return file === root || file.startsWith(`${root}${path.sep}`);
+}
+
+async function sendFile(
+  response: http.ServerResponse,
+  request: http.IncomingMessage,
+  file: string,
+  status: number,
+  live: boolean,
+): Promise<void> {
+  const type = TYPES[path.extname(file).toLowerCase()] ?? 'application/octet-stream';
+  const head = request.method === 'HEAD';
+  if (type.startsWith('text/html')) {
+    let html = await fs.readFile(file, 'utf8');
+    const csp = /<meta http-equiv="Content-Security-Policy" content="([^"]*)"/i.exec(html)?.[1];
+    if (live) html = injectReload(html);
+    response.writeHead(status, {
+      ...SECURITY_HEADERS,
+      'Content-Security-Policy': csp ? unescapeAttribute(csp) : FALLBACK_CSP,
+      'Content-Type': type,
+      'Content-Length': Buffer.byteLength(html),
+      'Cache-Control': 'no-cache',
+    });
+    return void response.end(head ? undefined : html);
+  }
+  const stat = await fs.stat(file);
+  response.writeHead(status, {
+    ...SECURITY_HEADERS,
+    'Content-Security-Policy': FALLBACK_CSP,
+    'Content-Type': type,
+    'Content-Length': stat.size,
+    'Cache-Control': 'no-cache',
+  });
+  if (head) return void response.end();
+  await new Promise<void>((resolve, reject) => {
+    createReadStream(file).on('error', reject).pipe(response).on('finish', resolve).on('error', reject);
+  });
+}
+
+function send(response: http.ServerResponse, status: number, type: string, body: string, head = false): void {
+  response.writeHead(status, {
+    ...SECURITY_HEADERS,
+    'Content-Security-Policy': FALLBACK_CSP,
+    'Content-Type': type,
+    'Content-Length': Buffer.byteLength(body),
+    'Cache-Control': 'no-store',
+  });
+  response.end(head ? undefined : body);
+}
+
+function unescapeAttribute(value: string): string {
+  return value
+    .replace(/&#39;|&#x27;/g, "'")
+    .replace(/&quot;/g, '"')
+    .replace(/&amp;/g, '&');
+}
+
+/** The live-mode script: an external file, so the site's `script-src 'self'` allows it. */
+function injectReload(html: string): string {
+  const tag = `<script src="${LIVE_PREFIX}reload.js" defer></script>`;
+  const at = html.lastIndexOf('</body>');
+  return at === -1 ? `${html}${tag}` : `${html.slice(0, at)}${tag}${html.slice(at)}`;
+}
+
+const RELOAD_SCRIPT = `// agent-logbook serve --watch: reloads this page when the site is rebuilt.
+(() => {
+  const events = new EventSource('${LIVE_PREFIX}events');
+  events.onmessage = (event) => { if (event.data === 'reload') location.reload(); };
+})();
+`;

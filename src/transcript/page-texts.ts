@@ -1,0 +1,155 @@
+import { mkdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { bodyMessagesButToolResults } from '../archive/data-dir.ts';
+import { MAIN_THREAD } from '../model/body.ts';
+import { projectName } from '../model/project.ts';
+import type { NormalizedMessage } from '../model/message.ts';
+import type { Session, SessionSummary, SubagentThread } from '../model/session.ts';
+import { readJsonFile } from '../util/fs.ts';
+import { searchableTexts } from '../model/search-text.ts';
+import type { SectionKind } from './page-record.ts';
+
+/** One text of a session as the site index holds it: its time (empty when the message had none), kind, the
+ * main-thread message it anchors to (a subagent's texts anchor to the call that started it; none for the
+ * session's own), and the text. */
+export interface PageTextRow {
+  ts: string;
+  kind: SectionKind;
+  index: number | null;
+  text: string;
+}
+
+/**
+ * What the search rows of a session say about the session itself: its own title (unless that is just its
+ * first prompt, which has a row of its own), project name and directory.
+ */
+export function sessionAbout(summary: SessionSummary): string {
+  const first = summary.prompts?.[0]?.text.replace(/…$/, '') ?? '';
+  const ownTitle = first && summary.title.startsWith(first.slice(0, 40)) ? '' : summary.title;
+  return [ownTitle, projectName(summary.cwd), summary.cwd].filter(Boolean).join('\n');
+}
+
+/**
+ * Gathers a session's prompts and answers as its messages stream by, in body order; a subagent's after the
+ * main-thread messages, at the call that started it (known only once the whole body is read). Fed by whoever
+ * reads the body anyway: the build's Markdown pass (render/prerender.ts) or readSessionTexts.
+ */
+export class SessionTextCollector {
+  private readonly main: PageTextRow[] = [];
+  private readonly fromSubagents: (PageTextRow & { thread: string })[] = [];
+  private readonly callIndex = new Map<string, number>();
+  private index = 0;
+
+  /** A message, or a tool result not read (it has no prompt nor answer, but counts on the main thread). */
+  add(thread: string, message: NormalizedMessage | undefined): void {
+    const main = thread === MAIN_THREAD;
+    const at = main ? this.index++ : null;
+    if (!message) return;
+    if (main && message.tool_call && message.source_type !== 'tool_result')
+      this.callIndex.set(message.tool_call.call_id, at!);
+    for (const { kind, text } of searchableTexts(message)) {
+      if (kind !== 'prompt' && kind !== 'answer') continue;
+      const row = { ts: message.timestamp, kind, index: at, text };
+      if (main) this.main.push(row);
+      else this.fromSubagents.push({ ...row, thread });
+    }
+  }
+
+  /** The rows, given the session's subagents (from its body header). */
+  rows(subagents: readonly SubagentThread[]): PageTextRow[] {
+    const parentIndex = new Map<string, number | undefined>();
+    for (const agent of subagents)
+      parentIndex.set(
+        agent.agentId,
+        agent.parentCallId === undefined ? undefined : this.callIndex.get(agent.parentCallId),
+      );
+    return [
+      ...this.main,
+      ...this.fromSubagents.map(({ thread, ...row }) => ({ ...row, index: parentIndex.get(thread) ?? null })),
+    ];
+  }
+}
+
+/** A session's prompts and answers read from the archive (streamed: a session of any size). */
+export async function readSessionTexts(dataDir: string, body: string): Promise<PageTextRow[]> {
+  const collector = new SessionTextCollector();
+  for await (const { thread, message } of bodyMessagesButToolResults(dataDir, body)) collector.add(thread, message);
+  return collector.rows(await bodySubagents(dataDir, body));
+}
+
+/** The subagents a body header lists. */
+export async function bodySubagents(dataDir: string, body: string): Promise<SubagentThread[]> {
+  return (await readJsonFile<{ session?: Session }>(path.join(dataDir, body)))?.session?.subagents ?? [];
+}
+
+/** The stamp the text cache keeps a session's texts by: its body header's size, mtime and inode (collect
+ * writes the header again whenever the session changes). */
+export function bodyStamp(dataDir: string, body: string): string | undefined {
+  const header = statSync(path.join(dataDir, body), { throwIfNoEntry: false });
+  return header && `${header.size}:${header.mtimeMs}:${header.ino}`;
+}
+
+/**
+ * The texts the site index was last made from, per session and body stamp, in
+ * `<data>/cache/site-search/texts.sqlite` (derived data): a build reads from the archive only the sessions
+ * that changed, and a shard written again takes its other sessions from here.
+ */
+/** Bump when what a row holds changes: an older cache is emptied and read again. */
+const TEXT_CACHE_VERSION = 2;
+
+export class PageTextCache {
+  private readonly db: Database.Database;
+
+  constructor(dataDir: string, options: { readonly?: boolean } = {}) {
+    const file = path.join(dataDir, 'cache', 'site-search', 'texts.sqlite');
+    if (options.readonly) {
+      this.db = new Database(file, { readonly: true, fileMustExist: true });
+      return;
+    }
+    mkdirSync(path.dirname(file), { recursive: true });
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = OFF');
+    if (this.db.pragma('user_version', { simple: true }) !== TEXT_CACHE_VERSION) {
+      this.db.exec('DROP TABLE IF EXISTS texts');
+      this.db.pragma(`user_version = ${TEXT_CACHE_VERSION}`);
+    }
+    this.db.exec(
+      'CREATE TABLE IF NOT EXISTS texts (key TEXT PRIMARY KEY, stamp TEXT NOT NULL, chars INTEGER NOT NULL, rows TEXT NOT NULL)',
+    );
+  }
+
+  /** Each cached session's body stamp and the characters of its texts. */
+  stamps(): Map<string, { stamp: string; chars: number }> {
+    const rows = this.db.prepare('SELECT key, stamp, chars FROM texts').all() as {
+      key: string;
+      stamp: string;
+      chars: number;
+    }[];
+    return new Map(rows.map((r) => [r.key, { stamp: r.stamp, chars: r.chars }]));
+  }
+
+  put(key: string, stamp: string, rows: PageTextRow[]): number {
+    const chars = rows.reduce((n, r) => n + r.text.length, 0);
+    this.db
+      .prepare('INSERT OR REPLACE INTO texts (key, stamp, chars, rows) VALUES (?, ?, ?, ?)')
+      .run(key, stamp, chars, JSON.stringify(rows));
+    return chars;
+  }
+
+  rows(key: string): PageTextRow[] {
+    const row = this.db.prepare('SELECT rows FROM texts WHERE key = ?').get(key) as { rows: string } | undefined;
+    return row ? (JSON.parse(row.rows) as PageTextRow[]) : [];
+  }
+
+  /** Forgets the sessions no longer in the archive. */
+  keepOnly(keys: Set<string>): void {
+    const remove = this.db.prepare('DELETE FROM texts WHERE key = ?');
+    for (const key of this.stamps().keys()) if (!keys.has(key)) remove.run(key);
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}

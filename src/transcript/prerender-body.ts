@@ -1,0 +1,57 @@
+import { bodyMessagesButToolResults } from '../archive/data-dir.ts';
+import { renderMarkdown, type SanitizedStore } from './markdown.ts';
+import { renderKey } from './render-cache.ts';
+import { messageMarkdown } from './render-session.ts';
+import { bodySubagents, type PageTextRow, SessionTextCollector } from './page-texts.ts';
+
+// One session body's pass for src/transcript/prerender.ts, in a worker (prerender-worker.ts) or, for a few small
+// bodies, on the calling thread.
+
+export interface PrerenderTask {
+  body: string;
+  stamp: string;
+}
+
+export type PrerenderMessage =
+  | { type: 'rendered'; entries: [key: string, html: string][] }
+  | { type: 'done'; body: string; stamp: string; segments: number; texts: PageTextRow[] };
+
+/** Rendered HTML goes back in batches of about this many characters, so a huge session stays small here. */
+const BATCH_CHARS = 4 << 20;
+
+/** Sanitizes the Markdown of one session body that needs it and is not cached, and gathers its search texts. */
+export async function prerenderBody(
+  dataDir: string,
+  cached: (markdown: string) => string | undefined,
+  task: PrerenderTask,
+  send: (message: PrerenderMessage) => void,
+): Promise<void> {
+  let batch: [string, string][] = [];
+  let batchChars = 0;
+  let segments = 0;
+  const store: SanitizedStore = {
+    get: cached,
+    put: (markdown, html) => {
+      batch.push([renderKey(markdown), html]);
+      batchChars += html.length;
+      if (batchChars < BATCH_CHARS) return;
+      send({ type: 'rendered', entries: batch });
+      batch = [];
+      batchChars = 0;
+    },
+  };
+  // The site search's texts are gathered on the same pass: reading a body is most of the cost of either.
+  const texts = new SessionTextCollector();
+  // Tool results are not read: they hold no Markdown and no prompt or answer.
+  for await (const { thread, message } of bodyMessagesButToolResults(dataDir, task.body)) {
+    texts.add(thread, message);
+    if (!message) continue;
+    for (const segment of messageMarkdown(message)) {
+      segments += 1;
+      renderMarkdown(segment.text, store);
+    }
+  }
+  if (batch.length > 0) send({ type: 'rendered', entries: batch });
+  const rows = texts.rows(await bodySubagents(dataDir, task.body));
+  send({ type: 'done', body: task.body, stamp: task.stamp, segments, texts: rows });
+}

@@ -1,0 +1,6 @@
+// Worker entry when running from source: workers do not inherit the parent's TypeScript hooks.
+// (The bundled CLI uses dist-cli/prerender-worker.js, built from render-worker.ts.)
+import { register } from 'tsx/esm/api';
+
+register();
+await import('./prerender-worker.ts');

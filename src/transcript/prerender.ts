@@ -1,0 +1,116 @@
+import { statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { DataDir } from '../archive/data-dir.ts';
+import { workerFile } from '../util/worker-pool.ts';
+import { RenderCache } from './render-cache.ts';
+import { bodyStamp as searchTextStamp, PageTextCache } from './page-texts.ts';
+import type { PrerenderTask, PrerenderMessage } from './prerender-body.ts';
+
+const WORKER = workerFile(import.meta.url, 'prerender-worker', './prerender-worker.js');
+/** Up to this many bodies, of up to this many bytes in all, are done on this thread. */
+const IN_PROCESS_BODIES = 4;
+const IN_PROCESS_BYTES = 8 << 20;
+
+export interface PrerenderReport {
+  /** Sessions read (the others were rendered before and have not changed since). */
+  sessions: number;
+  /** Markdown segments in the sessions read. */
+  segments: number;
+  /** Segments that needed the sanitizer and were not in the cache: sanitized now. */
+  sanitized: number;
+  threads: number;
+}
+
+/**
+ * Fills the render cache before the site is built, on every core: the sanitized HTML of every Markdown
+ * segment that needs DOMPurify (see renderMarkdown), which at ~0.5 ms a segment would otherwise be the
+ * slowest part of building session pages. Workers stream each session's messages from the archive (a
+ * session of any size costs one message of memory), skip what the cache holds, sanitize the rest and send
+ * it back in batches; this thread only writes to the cache. A session whose body has not changed since it
+ * was last done is not read at all. The same pass gathers each session's prompts and answers for the site
+ * search (search/page-texts.ts), which would otherwise read every changed body again.
+ */
+export async function prerender(dataDir: string, threads = os.availableParallelism()): Promise<PrerenderReport> {
+  const data = new DataDir(dataDir);
+  const cache = new RenderCache(dataDir);
+  const texts = new PageTextCache(dataDir);
+  const keyOfBody = new Map<string, string>();
+  try {
+    const done = cache.renderedBodies();
+    const tasks: (PrerenderTask & { bytes: number })[] = [];
+    for (const summary of await data.readSummaries()) {
+      const stamp = bodyStamp(data, summary.body);
+      if (stamp === undefined || done.get(summary.body) === stamp) continue;
+      keyOfBody.set(summary.body, summary.id);
+      tasks.push({ body: summary.body, stamp, bytes: Number(stamp.split(':')[0]) });
+    }
+    // Biggest first, so that one long session does not leave a core working alone at the end.
+    tasks.sort((a, b) => b.bytes - a.bytes);
+    const report: PrerenderReport = { sessions: tasks.length, segments: 0, sanitized: 0, threads: 0 };
+    report.threads = Math.max(1, Math.min(threads, tasks.length));
+    if (tasks.length === 0) return report;
+    const queue = tasks.map(({ body, stamp }) => ({ body, stamp }));
+    const onMessage = (message: PrerenderMessage) => {
+      if (message.type === 'rendered') {
+        cache.putMany(message.entries);
+        report.sanitized += message.entries.length;
+      } else {
+        cache.markRendered(message.body, message.stamp);
+        const key = keyOfBody.get(message.body);
+        const textStamp = searchTextStamp(dataDir, message.body);
+        if (key && textStamp) texts.put(key, textStamp, message.texts);
+        report.segments += message.segments;
+      }
+    };
+    // A session or two that grew (the daily case): starting a worker would cost more than the work.
+    if (tasks.length <= IN_PROCESS_BODIES && tasks.reduce((n, t) => n + t.bytes, 0) <= IN_PROCESS_BYTES) {
+      report.threads = 1;
+      const { prerenderBody } = await import('./prerender-body.ts');
+      for (const task of queue) await prerenderBody(dataDir, (markdown) => cache.get(markdown), task, onMessage);
+      return report;
+    }
+    await Promise.all(Array.from({ length: report.threads }, () => runWorker(dataDir, queue, onMessage)));
+    return report;
+  } finally {
+    cache.close();
+    texts.close();
+  }
+}
+
+/** Size, mtime and inode of a body's header, which is written anew whenever the session changes. Synchronous:
+ * thousands of them are taken one after another, and each await would cost more than the stat. */
+function bodyStamp(data: DataDir, relative: string): string | undefined {
+  const header = statSync(path.join(data.root, relative), { throwIfNoEntry: false });
+  if (!header) return undefined;
+  const messages = statSync(data.messagesPath(relative), { throwIfNoEntry: false });
+  return `${(messages?.size ?? 0) + header.size}:${header.mtimeMs}:${header.ino}`;
+}
+
+/** Bodies each worker is given at a time: it reads the next while this thread takes in the last one's results. */
+const IN_FLIGHT = 2;
+
+function runWorker(dataDir: string, queue: PrerenderTask[], onMessage: (m: PrerenderMessage) => void): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(WORKER, { workerData: { dataDir } });
+    let running = 0;
+    const next = () => {
+      const task = queue.shift();
+      if (task) {
+        running += 1;
+        worker.postMessage(task);
+      } else if (running === 0) void worker.terminate().then(() => resolve());
+    };
+    worker.on('message', (message: PrerenderMessage) => {
+      onMessage(message);
+      if (message.type !== 'done') return;
+      running -= 1;
+      next();
+    });
+    worker.on('error', reject);
+    worker.on('online', () => {
+      for (let i = 0; i < IN_FLIGHT; i++) next();
+    });
+  });
+}

@@ -1,0 +1,167 @@
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { emptyShardState, planShards, type ShardState } from '../../../src/site/search/site-shards.ts';
+import { pageSections } from '../../../src/transcript/page-record.ts';
+import { runCli } from '../../helpers/cli.ts';
+import { copyFixtureHome, SESSION, tempDir } from '../../helpers/paths.ts';
+import { appendPrompt } from '../../helpers/transcripts.ts';
+
+const sessions = (...keys: string[]) => keys.map((key) => ({ key, stamp: `${key}-1` }));
+const chars = (n: number) => () => n;
+const everywhere = () => true;
+
+describe('planShards', () => {
+  it('fills shards oldest first, up to the limit, and opens the next', () => {
+    const plan = planShards(emptyShardState(), sessions('a', 'b', 'c', 'd', 'e'), chars(400), everywhere, 1000);
+    expect(Object.fromEntries(Object.entries(plan.state.shards).map(([n, s]) => [n, Object.keys(s.sessions)]))).toEqual(
+      {
+        s0001: ['a', 'b', 'c'],
+        s0002: ['d', 'e'],
+      },
+    );
+    expect([...plan.dirty.keys()]).toEqual(['s0001', 's0002']);
+    expect(plan.state.next).toBe(3);
+  });
+
+  it('with nothing changed, writes no shard', () => {
+    const first = planShards(emptyShardState(), sessions('a', 'b', 'c'), chars(600), everywhere, 1000);
+    const again = planShards(first.state, sessions('a', 'b', 'c'), chars(600), everywhere, 1000);
+    expect(again.dirty.size).toBe(0);
+    expect(again.removed).toEqual([]);
+    expect(again.state).toEqual(first.state);
+  });
+
+  it('a grown session dirties only its own shard and stays in it; a new one goes to the newest', () => {
+    const first = planShards(emptyShardState(), sessions('a', 'b', 'c'), chars(600), everywhere, 1000);
+    const grown = [
+      { key: 'a', stamp: 'a-2' },
+      { key: 'b', stamp: 'b-1' },
+      { key: 'c', stamp: 'c-1' },
+    ];
+    const plan = planShards(first.state, grown, chars(600), everywhere, 1000);
+    expect([...plan.dirty.entries()]).toEqual([['s0001', ['a', 'b']]]);
+    const withNew = planShards(plan.state, [...grown, { key: 'd', stamp: 'd-1' }], chars(100), everywhere, 1000);
+    expect([...withNew.dirty.entries()]).toEqual([['s0002', ['c', 'd']]]);
+  });
+
+  it('a session gone from the site dirties its shard; a shard left empty is removed', () => {
+    const first = planShards(emptyShardState(), sessions('a', 'b', 'c'), chars(600), everywhere, 1000);
+    const plan = planShards(first.state, sessions('a', 'b'), chars(600), everywhere, 1000);
+    expect(plan.removed).toEqual(['s0002']);
+    expect(plan.dirty.size).toBe(0);
+    const fewer = planShards(plan.state, sessions('b'), chars(600), everywhere, 1000);
+    expect([...fewer.dirty.entries()]).toEqual([['s0001', ['b']]]);
+  });
+
+  it('a shard whose files are missing from the site is written again', () => {
+    const first = planShards(emptyShardState(), sessions('a', 'b', 'c'), chars(600), everywhere, 1000);
+    const plan = planShards(first.state, sessions('a', 'b', 'c'), chars(600), (s) => s !== 's0002', 1000);
+    expect([...plan.dirty.keys()]).toEqual(['s0002']);
+  });
+
+  it('a session listed in two shards (a damaged state) is kept in the first only', () => {
+    const state: ShardState = {
+      next: 3,
+      shards: {
+        s0001: { sessions: { a: 'a-1' }, chars: 10 },
+        s0002: { sessions: { a: 'a-1', b: 'b-1' }, chars: 10 },
+      },
+    };
+    const plan = planShards(state, sessions('a', 'b'), chars(10), everywhere, 1000);
+    expect(Object.keys(plan.state.shards.s0002!.sessions)).toEqual(['b']);
+    expect([...plan.dirty.keys()]).toEqual(['s0002']);
+  });
+});
+
+interface FileState {
+  bytes: Buffer;
+  mtimeMs: number;
+}
+
+async function searchFiles(out: string): Promise<Map<string, FileState>> {
+  const files = new Map<string, FileState>();
+  const dir = path.join(out, 'pagefind');
+  for (const entry of await fs.readdir(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const file = path.join(entry.parentPath, entry.name);
+    files.set(path.relative(dir, file), { bytes: await fs.readFile(file), mtimeMs: (await fs.stat(file)).mtimeMs });
+  }
+  return files;
+}
+
+const shardOf = (file: string) => file.split(path.sep)[0]!;
+
+describe('the site index in shards, over real builds', { timeout: 900_000 }, () => {
+  let home: string;
+  let dataDir: string;
+  let out: string;
+  const build = (...more: string[]) =>
+    runCli(['build', '--home', home, '--data', dataDir, '--out', out, '--tz', 'Asia/Tokyo', ...more]);
+
+  beforeAll(async () => {
+    process.env.AGENT_LOGBOOK_SEARCH_SHARD_CHARS = '1500';
+    home = await copyFixtureHome();
+    const root = await tempDir('search-shards');
+    dataDir = path.join(root, 'data');
+    out = path.join(root, 'site');
+    const first = await build();
+    expect(first.code, first.stderr).toBe(0);
+  }, 900_000);
+  afterAll(() => {
+    delete process.env.AGENT_LOGBOOK_SEARCH_SHARD_CHARS;
+  });
+
+  it('after one session grew, writes only the shard that holds it; with nothing changed, nothing', async () => {
+    const before = await searchFiles(out);
+    const shards = JSON.parse(before.get('shards.json')!.bytes.toString()) as string[];
+    expect(shards.length).toBeGreaterThan(2);
+
+    const transcript = path.join(home, '.claude', 'projects', '-home-alice-work-webapp', `${SESSION.B}.jsonl`);
+    await appendPrompt(transcript, 'SHARD-MARKER 検索の確認', '2026-03-03T00:25:00.000Z');
+    const second = await build();
+    expect(second.code, second.stderr).toBe(0);
+    const after = await searchFiles(out);
+
+    // The new prompt is in the text file of the session's first page, as its own section with its anchor.
+    const holding = [...after].filter(
+      ([file, state]) =>
+        file.includes(`${path.sep}text${path.sep}`) && gunzipSync(state.bytes).includes('SHARD-MARKER'),
+    );
+    expect(holding).toHaveLength(1);
+    const sections = pageSections(gunzipSync(holding[0]![1].bytes).toString());
+    const section = sections.find((s) => s.text.includes('SHARD-MARKER'))!;
+    expect(section).toMatchObject({ kind: 'prompt', text: 'SHARD-MARKER 検索の確認' });
+    expect(section.anchor).toMatch(/^m\d+$/);
+    const changed = shardOf(holding[0]![0]);
+
+    // Every other shard is as it was, byte for byte and mtime for mtime.
+    const rewritten = new Set<string>();
+    for (const [file, state] of after) {
+      const old = before.get(file);
+      if (!old || !old.bytes.equals(state.bytes) || old.mtimeMs !== state.mtimeMs) rewritten.add(shardOf(file));
+    }
+    expect([...rewritten]).toEqual([changed]);
+    for (const file of before.keys()) if (shardOf(file) !== changed) expect(after.has(file), file).toBe(true);
+
+    const third = await build();
+    expect(third.code, third.stderr).toBe(0);
+    const unchanged = await searchFiles(out);
+    for (const [file, state] of unchanged) expect(state.mtimeMs, file).toBe(after.get(file)?.mtimeMs);
+  });
+
+  it('build --full indexes the same pages afresh (shards may be cut differently: they follow the history)', async () => {
+    const before = await searchFiles(out);
+    const full = await build('--full');
+    expect(full.code, full.stderr).toBe(0);
+    const after = await searchFiles(out);
+    const texts = (files: Map<string, FileState>) =>
+      [...files]
+        .filter(([f]) => f.includes(`${path.sep}text${path.sep}`))
+        .map(([, s]) => gunzipSync(s.bytes).toString())
+        .sort();
+    expect(texts(after)).toEqual(texts(before));
+    expect(texts(after).join('')).toContain('SHARD-MARKER');
+  });
+});

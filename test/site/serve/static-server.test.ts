@@ -1,0 +1,133 @@
+import { promises as fs } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startStaticServer, type StaticServer } from '../../../src/site/serve/static-server.ts';
+import { tempDir } from '../../helpers/paths.ts';
+
+const CSP = "default-src 'none'; script-src 'self'; style-src 'self'";
+
+/** Sends a request line exactly as written (no client normalizes the path) and returns the raw response. */
+function rawRequest(port: number, target: string): Promise<{ status: number; headers: string; body: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1', () => {
+      socket.write(`GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
+    });
+    let data = '';
+    socket.on('data', (chunk) => (data += chunk.toString('utf8')));
+    socket.on('error', reject);
+    socket.on('end', () => {
+      const [head = '', ...rest] = data.split('\r\n\r\n');
+      resolve({ status: Number(head.split(' ')[1]), headers: head.toLowerCase(), body: rest.join('\r\n\r\n') });
+    });
+  });
+}
+
+let root: string;
+let outside: string;
+let server: StaticServer;
+
+beforeAll(async () => {
+  const dir = await tempDir('serve');
+  root = path.join(dir, 'site');
+  outside = path.join(dir, 'secret.txt');
+  await fs.mkdir(path.join(root, 'days'), { recursive: true });
+  await fs.writeFile(outside, 'TOP-SECRET outside the site');
+  await fs.writeFile(
+    path.join(root, 'index.html'),
+    `<!DOCTYPE html><html><head><meta http-equiv="Content-Security-Policy" content="${CSP}"></head><body>home</body></html>`,
+  );
+  await fs.writeFile(path.join(root, 'days', '2026-03-02.md'), '# 2026-03-02\n\n日本語のレポート\n');
+  await fs.writeFile(path.join(root, 'stats.json'), '{"ok":true}\n');
+  await fs.symlink(outside, path.join(root, 'link.txt'));
+  server = await startStaticServer({ root, port: 0 });
+});
+
+afterAll(async () => {
+  await server?.close();
+});
+
+describe('serve', () => {
+  it('listens on 127.0.0.1 only', () => {
+    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+  });
+
+  it("sends the page's CSP as a header, nosniff, and charset=utf-8 for text", async () => {
+    const home = await fetch(server.url);
+    expect(home.status).toBe(200);
+    expect(home.headers.get('content-security-policy')).toBe(CSP);
+    expect(home.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(home.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(await home.text()).toContain('home');
+
+    const md = await fetch(`${server.url}days/2026-03-02.md`);
+    expect(md.headers.get('content-type')).toBe('text/markdown; charset=utf-8');
+    expect(md.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(md.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(await md.text()).toContain('日本語のレポート');
+
+    const json = await fetch(`${server.url}stats.json`);
+    expect(json.headers.get('content-type')).toBe('application/json; charset=utf-8');
+  });
+
+  it('redirects a directory to its slash and answers 404 for what is not there', async () => {
+    const dir = await rawRequest(server.port, '/days');
+    expect(dir.status).toBe(301);
+    expect(dir.headers).toContain('location: /days/');
+    expect((await rawRequest(server.port, '/nope/')).status).toBe(404);
+  });
+
+  it.each([
+    '/../../etc/passwd',
+    '/..%2f..%2fetc%2fpasswd',
+    '/%2e%2e/%2e%2e/etc/passwd',
+    '/%2E%2E/secret.txt',
+    '/days/../../secret.txt',
+    '/days/%2e%2e/%2e%2e/secret.txt',
+    '/..\\secret.txt',
+    '/%5c..%5csecret.txt',
+    '/%00/etc/passwd',
+    '/link.txt',
+    `/${'../'.repeat(20)}etc/passwd`,
+  ])('never serves anything outside the site root: %s', async (target) => {
+    const response = await rawRequest(server.port, target);
+    expect(response.status).toBeGreaterThanOrEqual(400);
+    expect(response.body).not.toContain('TOP-SECRET');
+    expect(response.body).not.toContain('root:');
+    expect(response.headers).toContain('x-content-type-options: nosniff');
+  });
+
+  it('refuses methods other than GET and HEAD', async () => {
+    const response = await fetch(server.url, { method: 'POST', body: 'x' });
+    expect(response.status).toBe(405);
+  });
+
+  it('serves a site built for a base path under that path', async () => {
+    const based = await startStaticServer({ root, port: 0, base: '/logbook/' });
+    try {
+      const md = await fetch(`${based.url}logbook/days/2026-03-02.md`);
+      expect(md.status).toBe(200);
+      expect(await md.text()).toContain('日本語のレポート');
+      const outside = await rawRequest(based.port, '/days/2026-03-02.md');
+      expect(outside.status).toBe(302);
+      expect(outside.headers).toContain('location: /logbook/');
+      expect((await rawRequest(based.port, '/logbook/../secret.txt')).status).toBe(400);
+    } finally {
+      await based.close();
+    }
+  });
+
+  it('adds the reload script only in live mode', async () => {
+    const live = await startStaticServer({ root, port: 0, live: true });
+    try {
+      const html = await (await fetch(live.url)).text();
+      expect(html).toContain('<script src="/__agent-logbook/reload.js" defer></script></body>');
+      const script = await fetch(`${live.url}__agent-logbook/reload.js`);
+      expect(script.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+      expect(await script.text()).toContain('EventSource');
+    } finally {
+      await live.close();
+    }
+    expect(await fs.readFile(path.join(root, 'index.html'), 'utf8')).not.toContain('__agent-logbook');
+  });
+});

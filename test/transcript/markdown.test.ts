@@ -1,0 +1,100 @@
+import { JSDOM } from 'jsdom';
+import { describe, expect, it } from 'vitest';
+import { isSelfSanitized, renderMarkdown, renderUnsanitized, sanitizeHtml } from '../../src/transcript/markdown.ts';
+import { XSS_PAYLOADS } from '../fixtures/xss-payloads.ts';
+
+const dom = (html: string): string => new JSDOM(`<!doctype html><body>${html}</body>`).window.document.body.innerHTML;
+
+/** Markdown of every construct marked knows, plain and tricky (the XSS corpus adds the hostile kind). */
+const MARKDOWN = [
+  '# Title\n\n## Sub *em* **strong** ~~del~~ `code`\n\nText\nnext line  \nhard break\\\nagain',
+  '- a\n- b\n  - nested\n\n1. one\n2. two\n\n3) three\n\n- [ ] todo\n- [x] done',
+  '| left | center | right |\n|:-----|:------:|------:|\n| 1 | `2` | **3** |\n| a \\| pipe | b | c |',
+  '```ts\nconst x = "<b>" && 1 < 2;\n```\n\n```c++ extra words\nint a;\n```\n\n```\nplain & <raw>\n```\n\n    indented <code>',
+  '> quote with [a link](https://example.com/a?b=1&c=2 "its \'title\' & \"more\"")\n>\n> > nested',
+  'Autolinks: https://example.com/x_(y) www.example.com <https://example.com> <a@example.com> a@example.com',
+  '[ref link][r] and [collapsed][] and [r]\n\n[r]: https://example.com/ref "Ref"\n[collapsed]: mailto:x@example.com',
+  '[anchor](#section) [relative](docs/a.md) [ftp](ftp://example.com) [spaces](<https://example.com/a b>)',
+  'Entities: &copy; &amp; &#60;tag&#62; &#x3C; &nbsp;x\u00a0y &unknown; AT&T 5 > 3 < 4 "quoted" \'single\'',
+  'Escapes: \\*not em\\* \\<not html\\> \\[not link\\] \\` \\# \\&amp;',
+  'Japanese: **重要**：ログイン画面を直す。`設定` ＜全角＞ 「引用」 — “curly”',
+  'Controls: a\u0000b \u0007 \u000c \r\n c\rd \ud83d\ude00 \ufffd',
+  '***\n\n___\n\nSetext\n===\n\nUnder\n---',
+  '* [link **bold** `code`](https://example.com)\n* ![image](https://example.com/i.png)\n* <b>raw</b> <details><summary>s</summary>d</details>',
+  '```javascript:alert(1)\nx\n```\n\n```"onmouseover="x\ny\n```\n\n```<script>\nz\n```',
+];
+
+describe('renderMarkdown', () => {
+  it('renders GitHub-flavoured Markdown', () => {
+    const html = renderMarkdown(
+      '# Title\n\n- **bold** and `code`\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n```ts\nconst x = 1;\n```',
+    );
+    expect(html).toContain('<h1>Title</h1>');
+    expect(html).toContain('<strong>bold</strong>');
+    expect(html).toContain('<td>1</td>');
+    expect(html).toContain('<pre><code class="language-ts">const x = 1;\n</code></pre>');
+  });
+
+  it('keeps task checkboxes, list starts and column alignment, with raw HTML beside them or not', () => {
+    for (const tail of ['', '\n\n<kbd>Ctrl</kbd>']) {
+      const html = renderMarkdown(`- [x] done\n- [ ] todo\n\n3. third\n\n| a |\n|--:|\n| 1 |${tail}`);
+      expect(html).toContain('<input checked="" disabled="" type="checkbox">');
+      expect(html).toContain('<input disabled="" type="checkbox">');
+      expect(html).toContain('<ol start="3">');
+      expect(html).toContain('<td align="right">1</td>');
+    }
+  });
+
+  it('keeps Japanese text intact', () => {
+    expect(renderMarkdown('**重要**：ログイン画面を直す。')).toBe(
+      '<p><strong>重要</strong>：ログイン画面を直す。</p>\n',
+    );
+  });
+
+  it.each([
+    ['<script>window.x=1</script>hi', '<script'],
+    ['<img src=x onerror="window.x=1">', 'onerror'],
+    ['[click](javascript:alert(1))', 'javascript:'],
+    ['<a href="data:text/html,<script>1</script>">x</a>', 'data:'],
+    ['<svg><script>1</script></svg>', '<svg'],
+    ['<iframe src="https://evil.example"></iframe>', '<iframe'],
+    ['<form action="https://evil.example"><input name=a></form>', '<form'],
+    ['<base href="https://evil.example/">', '<base'],
+    ['<meta http-equiv="refresh" content="0;url=https://evil.example">', '<meta'],
+    ['<p style="background:url(https://evil.example)">x</p>', 'style='],
+    ['<math><mtext><table><mglyph><style><img src=x onerror=alert(1)>', 'onerror'],
+  ])('removes %s', (input, forbidden) => {
+    // Raw HTML may be shown as escaped text; it never becomes a tag or an attribute.
+    const tags =
+      renderMarkdown(input)
+        .toLowerCase()
+        .match(/<[^>]*>/g) ?? [];
+    expect(tags.filter((tag) => tag.includes(forbidden))).toEqual([]);
+  });
+
+  it('keeps http(s) and mailto links, opening outside the page without referrer', () => {
+    const html = renderMarkdown('[docs](https://example.com/a) [mail](mailto:a@example.com)');
+    expect(html).toContain('href="https://example.com/a"');
+    expect(html).toContain('rel="nofollow noopener noreferrer"');
+    expect(html).toContain('href="mailto:a@example.com"');
+  });
+
+  it('gives what marked + DOMPurify give, for Markdown it renders without the sanitizer', () => {
+    const inputs = [...MARKDOWN, ...XSS_PAYLOADS];
+    for (const markdown of inputs) {
+      expect(dom(renderMarkdown(markdown)), markdown).toBe(dom(sanitizeHtml(renderUnsanitized(markdown))));
+    }
+    // Both paths are exercised: ordinary Markdown skips the sanitizer, raw HTML and images do not.
+    expect(MARKDOWN.filter(isSelfSanitized).length).toBeGreaterThanOrEqual(10);
+    expect(isSelfSanitized(MARKDOWN[0]!)).toBe(true);
+    expect(isSelfSanitized('a <b>b</b>')).toBe(false);
+    expect(isSelfSanitized('![x](https://example.com/x.png)')).toBe(false);
+    expect(isSelfSanitized('[x](javascript:alert(1))')).toBe(false);
+    expect(isSelfSanitized('```c#\nx\n```')).toBe(false);
+    expect(XSS_PAYLOADS.filter(isSelfSanitized).length).toBeGreaterThan(0);
+  });
+
+  it('drops images (a transcript must not make the page fetch anything)', () => {
+    expect(renderMarkdown('![alt](https://example.com/t.png)')).not.toContain('<img');
+  });
+});
