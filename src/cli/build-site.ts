@@ -2,10 +2,12 @@ import { createHash } from 'node:crypto';
 import { existsSync, promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-
 import { fileURLToPath } from 'node:url';
+import { siteAndBase } from '../model/site-url.ts';
 import type { ShareSettings } from '../privacy/share-mode.ts';
 import type { SiteBuildOptions, SiteBuildReport } from '../site/build/build.ts';
+
+export { siteAndBase } from '../model/site-url.ts';
 
 /** The package root: where astro.config.mjs and src/site/pages live, from the sources or from the bundle. */
 export const PACKAGE_ROOT = findPackageRoot(path.dirname(fileURLToPath(import.meta.url)));
@@ -150,14 +152,6 @@ export async function buildSiteWithAstro(options: BuildSiteOptions): Promise<voi
     }).finally(() => process.chdir(cwd));
   });
   await removeAstroLeftovers(options.outDir);
-}
-
-/** `https://host/path/` → site `https://host`, base `/path/`; `/path/` → base only; none → served from `/`. */
-export function siteAndBase(siteUrl: string | undefined): { site?: string; base: string } {
-  if (!siteUrl) return { base: '/' };
-  if (siteUrl.startsWith('/')) return { base: siteUrl };
-  const url = new URL(siteUrl);
-  return { site: url.origin, base: url.pathname };
 }
 
 /**

@@ -1,4 +1,3 @@
-import { statSync } from 'node:fs';
 import type { SourceId } from '../model/message.ts';
 import type { HistoryPrompt, SessionSummary } from '../model/session.ts';
 import { SOURCES } from '../sources/index.ts';
@@ -8,6 +7,7 @@ import { DataDir, indexEntry } from '../archive/data-dir.ts';
 import { lockDataDir } from '../archive/lock.ts';
 import { recoverArchive } from '../archive/recover.ts';
 import { summarize } from '../model/summarize.ts';
+import { fileStamp } from '../util/stamp.ts';
 
 export interface CollectOptions {
   home: string;
@@ -160,7 +160,7 @@ async function collectLocked(data: DataDir, options: CollectOptions): Promise<Co
         isArchived: (sessionId) => hadMainTranscript(previous.get(`${source.id}/${sessionId}`)),
       },
       stamp: async (file) => {
-        const stamp = fileStamp(file);
+        const stamp = sourceStamp(file);
         if (!stamp) return;
         stamps.set(file, stamp);
         if (toRead.has(file)) return;
@@ -188,7 +188,7 @@ async function collectLocked(data: DataDir, options: CollectOptions): Promise<Co
         for (const id of ids) {
           const { files: recordedFiles, stamps } = previous.get(id)!;
           for (const [i, file] of recordedFiles.entries()) {
-            if (!wanted.has(file) || !stamps[i] || stamps[i] !== fileStamp(file)) return undefined;
+            if (!wanted.has(file) || !stamps[i] || stamps[i] !== sourceStamp(file)) return undefined;
           }
         }
         return [...ids].map((id) => id.slice(prefix.length));
@@ -315,19 +315,10 @@ function promptKey(p: HistoryPrompt): string {
   return `${p.timestamp}\u0000${p.sessionId ?? ''}\u0000${p.text}`;
 }
 
-const MISSING_IS_UNDEFINED = { throwIfNoEntry: false } as const;
-
-/** `size:mtimeMs:inode` of a file (and of its SQLite `-wal`, where changes sit until a checkpoint), or
- * undefined: a file replaced by another (a new inode) is read again even with the same size and mtime. */
-// Synchronous: a warm collect stats thousands of files, and statSync of a cached inode is a few microseconds
-// where a promise round trip through the thread pool is tens.
-function fileStamp(file: string): string | undefined {
-  const stat = statSync(file, MISSING_IS_UNDEFINED);
-  if (!stat) return undefined;
-  let stamp = `${stat.size}:${stat.mtimeMs}:${stat.ino}`;
-  if (/\.(sqlite3?|db)$/.test(file)) {
-    const wal = statSync(`${file}-wal`, MISSING_IS_UNDEFINED);
-    if (wal) stamp += `:${wal.size}:${wal.mtimeMs}:${wal.ino}`;
-  }
-  return stamp;
+/** A source file's stamp, with its SQLite `-wal` where there is one (changes sit there until a checkpoint). */
+function sourceStamp(file: string): string | undefined {
+  const stamp = fileStamp(file);
+  if (stamp === undefined || !/\.(sqlite3?|db)$/.test(file)) return stamp;
+  const wal = fileStamp(`${file}-wal`);
+  return wal === undefined ? stamp : `${stamp}:${wal}`;
 }

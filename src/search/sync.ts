@@ -1,4 +1,4 @@
-import { existsSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { bodyMessages, DataDir, type IndexEntry } from '../archive/data-dir.ts';
@@ -9,6 +9,8 @@ import { readJsonFile } from '../util/fs.ts';
 import { cjkGrams, hasCjk } from './cjk.ts';
 import { searchableTexts } from '../model/search-text.ts';
 import { openSearchDb, rowIdFor, ROWS_PER_SECOND, SHORT_GRAM, searchIndexPath } from './store.ts';
+import { summariesStamp } from '../archive/stamps.ts';
+import { fileStamp } from '../util/stamp.ts';
 
 /** How long one write transaction may run while the index is brought up to date. */
 const BATCH_MS = 3000;
@@ -61,7 +63,7 @@ export async function updateSearchIndexAfterCollect(dataDir: string, stderr: (t:
 export async function ensureSearchIndex(dataDir: string, options: EnsureOptions = {}): Promise<SearchIndexUpdate> {
   assertDataDir(dataDir);
   // Taken before the summaries are read: a collect writing meanwhile leaves a stamp that differs next time.
-  const archive = archiveStamp(dataDir);
+  const archive = summariesStamp(dataDir);
   const db = openSearchDb(dataDir);
   try {
     const countSessions = () => (db.prepare('SELECT count(*) AS n FROM sessions').get() as { n: number }).n;
@@ -123,18 +125,9 @@ export async function ensureSearchIndex(dataDir: string, options: EnsureOptions 
   }
 }
 
-/** The body header's size, mtime and inode: a header written again (new inode) means the session changed. */
+/** The body header's stamp: a header written again (new inode) means the session changed. */
 function headerStamp(dataDir: string, body: string): string | undefined {
   return fileStamp(path.join(dataDir, body));
-}
-
-function archiveStamp(dataDir: string): string | undefined {
-  return fileStamp(path.join(dataDir, 'index', 'sessions.json'));
-}
-
-function fileStamp(file: string): string | undefined {
-  const stat = statSync(file, { throwIfNoEntry: false });
-  return stat && `${stat.size}:${stat.mtimeMs}:${stat.ino}`;
 }
 
 class IndexWriter {

@@ -11,6 +11,7 @@ import { SOURCE_IDS } from '../model/message.ts';
 import { groupProjects } from '../model/project.ts';
 import { cachedProbe } from '../insights/repository.ts';
 import type { WeekStart } from '../stats/calendar.ts';
+import { indexStamp as archiveIndexStamp } from '../archive/stamps.ts';
 
 /** The site's only input: the data directory the CLI points it at. Unset (as under `astro check`),
  * the site is empty. */
@@ -66,21 +67,7 @@ function nonEmpty(relative: string): boolean {
  * process (`serve --watch`) renders the site again after each collect with the same modules loaded. */
 export function indexStamp(): string {
   const root = dataDir();
-  if (!root) return '';
-  const files = [
-    path.join('index', 'sessions.json'),
-    ...SOURCE_IDS.map((source) => path.join('prompts', `${source}.json`)),
-  ];
-  return files
-    .map((file) => {
-      try {
-        const stat = statSync(path.join(root, file));
-        return `${stat.size}:${stat.mtimeMs}`;
-      } catch {
-        return '-';
-      }
-    })
-    .join(' ');
+  return root ? archiveIndexStamp(root) : '';
 }
 
 export function hasSummaries(): boolean {

@@ -28,13 +28,13 @@ export function formatInZone(iso: string, pattern: string, timeZone: string): st
 
 export { weekdayName as weekdayOf } from '../stats/calendar.ts';
 import { dayOf, timeOf, zonedSecond } from '../stats/calendar.ts';
+import { basePathOf } from '../model/site-url.ts';
 
 /** The site's base path without its trailing slash (`/logbook` or ``): from the site URL the CLI passed (read
  * at render time, so several builds in one process each get their own), else Astro's `base`. */
 export function basePath(): string {
   const siteUrl = process.env.AGENT_LOGBOOK_SITE_URL;
-  const base = siteUrl ? (siteUrl.startsWith('/') ? siteUrl : new URL(siteUrl).pathname) : import.meta.env.BASE_URL;
-  return base.replace(/\/+$/, '');
+  return siteUrl ? basePathOf(siteUrl) : import.meta.env.BASE_URL.replace(/\/+$/, '');
 }
 
 /** Links inside the site, respecting the site's base path. */

@@ -1,4 +1,4 @@
-import { mkdirSync, statSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { bodyMessagesButToolResults } from '../archive/data-dir.ts';
@@ -83,12 +83,8 @@ export async function bodySubagents(dataDir: string, body: string): Promise<Suba
   return (await readJsonFile<{ session?: Session }>(path.join(dataDir, body)))?.session?.subagents ?? [];
 }
 
-/** The stamp the text cache keeps a session's texts by: its body header's size, mtime and inode (collect
- * writes the header again whenever the session changes). */
-export function bodyStamp(dataDir: string, body: string): string | undefined {
-  const header = statSync(path.join(dataDir, body), { throwIfNoEntry: false });
-  return header && `${header.size}:${header.mtimeMs}:${header.ino}`;
-}
+/** The stamp the text cache keeps a session's texts by. */
+export { bodyStamp } from '../archive/stamps.ts';
 
 /**
  * The texts the site index was last made from, per session and body stamp, in

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { DataDir } from '../../archive/data-dir.ts';
 import { SOURCE_IDS } from '../../model/message.ts';
 import type { SessionSummary } from '../../model/session.ts';
+import { siteAndBase } from '../../model/site-url.ts';
 import { defaultThreads, workerFile, WorkerPool } from '../../util/worker-pool.ts';
 import { compileRenderer } from './compile.ts';
 import { listRoutes, loadBundle, PageRenderer, type RouteToRender, writeIfChanged } from './render-page.ts';
@@ -138,7 +139,7 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
   const outputs: Record<string, OutputRecord> = {};
   // The base is read at render time (like href() does), so it follows --site-url whatever the bundle saw.
   const siteUrl = process.env.AGENT_LOGBOOK_SITE_URL;
-  const base = siteUrl ? (siteUrl.startsWith('/') ? siteUrl : new URL(siteUrl).pathname) : renderer.base;
+  const base = siteUrl ? siteAndBase(siteUrl).base : renderer.base;
   const styleHrefs = renderer.styles.map((style) => `${base.replace(/\/$/, '')}/${style}`);
 
   const stale: RouteToRender[][] = [];

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Plugin, UserConfig } from 'vite';
+import { siteAndBase } from '../../model/site-url.ts';
 
 export interface CompileTask {
   packageRoot: string;
@@ -55,15 +56,6 @@ async function compile({ packageRoot, outDir, siteUrl }: CompileTask): Promise<s
   process.env.NODE_ENV = 'production';
   await build({ ...config, configFile: false });
   return typeof config.base === 'string' ? config.base : '/';
-}
-
-/** Where the site will be published (`--site-url`): Astro's `site` and `base`, as the CLI gives them to Astro
- * (`https://host/path/` → site and base `/path/`; `/path/` → base). */
-function siteAndBase(siteUrl: string | undefined): { site?: string; base?: string } {
-  if (!siteUrl) return {};
-  if (siteUrl.startsWith('/')) return { base: siteUrl };
-  const url = new URL(siteUrl);
-  return { site: url.origin, base: url.pathname };
 }
 
 compile(workerData as CompileTask).then(

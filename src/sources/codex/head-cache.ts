@@ -1,6 +1,6 @@
-import { statSync } from 'node:fs';
 import path from 'node:path';
 import { readJsonFile, writeFileAtomic } from '../../util/fs.ts';
+import { fileStamp } from '../../util/stamp.ts';
 
 /** What a rollout's first line says: enough to put it in its tree without reading it. */
 export interface RolloutHead {
@@ -68,9 +68,4 @@ export class RolloutHeadCache {
     await writeFileAtomic(this.file, JSON.stringify({ version: VERSION, heads: this.heads } satisfies CacheFile));
     this.changed = false;
   }
-}
-
-function fileStamp(file: string): string | undefined {
-  const stat = statSync(file, { throwIfNoEntry: false });
-  return stat && `${stat.size}:${stat.mtimeMs}:${stat.ino}`;
 }
