@@ -1,0 +1,250 @@
+// The measurements of one CLI over the corpus: collects, searches, site builds, live update, share build, and
+// optionally one huge session. Each figure is the median of `runs` runs, with the peak RSS.
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import {
+  type CorpusChanges,
+  directoryBytes,
+  ensureCorpus,
+  filesUnder,
+  type FileInfo,
+  GENERATOR_VERSION,
+  mb,
+} from './corpus.ts';
+import { prng, writeClaudeSession } from './generate-claude.ts';
+import { liveUpdateLatency } from './live.ts';
+import { lastChildStderr, measure, type Measured, runNode } from './measure.ts';
+import { siteSearchLatency } from './site-search-latency.ts';
+
+export interface SuiteOptions {
+  cli: string;
+  corpus: string;
+  /** A folder of this suite's own: its data directory and sites go there. */
+  work: string;
+  runs: number;
+  claudeFiles: FileInfo[];
+  changes: CorpusChanges;
+  skipBuild: boolean;
+  /** The latency of the site search in Chromium (once per bench run: it measures the page, not the CLI). */
+  siteSearch: boolean;
+  hugeGB?: number;
+  log: (line: string) => void;
+}
+
+export interface SuiteResult {
+  results: Measured[];
+  /** Figures that are not times (sizes), printed under the table. */
+  extras: string[];
+  siteBytes?: number;
+  huge?: { home: string; file: string; bytes: number; mbPerSecond: number };
+}
+
+export const LABELS = {
+  cold: 'cold collect',
+  daily: 'collect after one file grew',
+  fullBuild: 'full site build (first build: no caches)',
+  oneChange: 'rebuild after one-file change',
+  live: 'serve --watch: append to a transcript until the open page is told to reload',
+};
+
+export async function runSuite(o: SuiteOptions): Promise<SuiteResult> {
+  const { cli, corpus, runs, changes } = o;
+  const data = path.join(o.work, 'data');
+  const out = path.join(o.work, 'dist');
+  const collect = () => runNode(cli, ['collect', '--home', corpus, '--data', data]);
+  const medianFile = o.claudeFiles[Math.floor(o.claudeFiles.length / 2)]!;
+  const largestFile = o.claudeFiles[o.claudeFiles.length - 1]!;
+  const results: Measured[] = [];
+  const extras: string[] = [];
+  let siteBytes: number | undefined;
+  results.push(await measure(LABELS.cold, runs, () => fs.rm(data, { recursive: true, force: true }), collect));
+  results.push(await measure('warm collect (nothing changed)', runs, undefined, collect));
+  results.push(
+    await measure(
+      `${LABELS.daily} (median-size Claude file, ${mb(medianFile.bytes)} MB, +5 lines)`,
+      runs,
+      changes.grow(medianFile.file, 5),
+      collect,
+    ),
+  );
+  results.push(
+    await measure(
+      `collect after the largest Claude file grew (${mb(largestFile.bytes)} MB, +3 lines)`,
+      runs,
+      changes.grow(largestFile.file, 3),
+      collect,
+    ),
+  );
+  results.push(await measure('collect after one new file', runs, changes.addFile, collect));
+  // Search: the index is made by the first search, then kept up to date by collect.
+  const search =
+    (...query: string[]) =>
+    () =>
+      runNode(cli, ['search', '--no-collect', '--data', data, ...query]);
+  const searchIndex = path.join(data, 'search');
+  results.push(
+    await measure(
+      'search: first search, builds the index (--no-collect)',
+      runs,
+      () => fs.rm(searchIndex, { recursive: true, force: true }),
+      search('error'),
+    ),
+  );
+  const searchIndexBytes = await directoryBytes(searchIndex);
+  results.push(await measure('search: English word (whole process, --no-collect)', runs, undefined, search('error')));
+  results.push(await measure('search: Japanese word ログイン (whole process)', runs, undefined, search('ログイン')));
+  results.push(await measure('search: two-character Japanese 画面 (whole process)', runs, undefined, search('画面')));
+  results.push(await measure('search: rare word, --json (whole process)', runs, undefined, search('zzqxv', '--json')));
+  results.push(
+    await measure('search: collect first (nothing changed), then search', runs, undefined, () =>
+      runNode(cli, ['search', '--home', corpus, '--data', data, 'error']),
+    ),
+  );
+  results.push(
+    await measure(
+      'collect after one file grew, with the search index',
+      runs,
+      changes.grow(medianFile.file, 5),
+      collect,
+    ),
+  );
+  extras.push(`Search index (SQLite): ${mb(searchIndexBytes)} MB`);
+  if (!o.skipBuild) {
+    siteBytes = await measureSite(o, data, out, medianFile, results, extras);
+  }
+  const huge = o.hugeGB === undefined ? undefined : await measureHuge(o, o.hugeGB, results, extras);
+  return { results, extras, siteBytes, huge };
+}
+
+async function measureSite(
+  o: SuiteOptions,
+  data: string,
+  out: string,
+  medianFile: FileInfo,
+  results: Measured[],
+  extras: string[],
+): Promise<number> {
+  const { cli, corpus, runs, changes } = o;
+  const siteBuild = () =>
+    runNode(cli, ['build', '--home', corpus, '--data', data, '--out', out, '--tz', 'UTC', '--verbose']);
+  // A first build: no site, no render cache, no Astro cache (the collect before it finds nothing new).
+  const firstBuild = async () => {
+    await fs.rm(out, { recursive: true, force: true });
+    const caches = ['render.sqlite', 'render.sqlite-wal', 'render.sqlite-shm', 'astro', 'renderer', 'site-build'];
+    for (const cache of [...caches, 'site-search'])
+      await fs.rm(path.join(data, 'cache', cache), { recursive: true, force: true });
+  };
+  results.push(await measure(LABELS.fullBuild, runs, firstBuild, siteBuild));
+  const siteSearch = /Site search: \d+ of (\d+) shards written \((\d+) pages.*?\), ([\d.]+) MB in ([\d.]+)s/.exec(
+    lastChildStderr(),
+  );
+  if (siteSearch)
+    extras.push(
+      `Site search (Pagefind): ${siteSearch[2]} pages in ${siteSearch[1]} shards, ${siteSearch[3]} MB, ` +
+        `${siteSearch[4]} s of the full build`,
+    );
+  if (o.siteSearch) {
+    const latency = await siteSearchLatency(out, ['error', 'ログイン', '画面', 'function value', 'zzqxv']);
+    if (latency)
+      extras.push(
+        `Site search in Chromium, typing to results (first query loads the index): ${latency
+          .map((t) => `${t.query} ${t.ms.toFixed(0)} ms (${t.results})`)
+          .join(', ')}`,
+      );
+  }
+  const siteBytes = await directoryBytes(out);
+  results.push(await measure(LABELS.oneChange, runs, changes.grow(medianFile.file, 5), siteBuild));
+  const oneChangeSearch = /Site search: (\d+) of (\d+) shards written \((\d+) pages.*? in ([\d.]+)s/.exec(
+    lastChildStderr(),
+  );
+  if (oneChangeSearch)
+    extras.push(
+      `Site search after one change: ${oneChangeSearch[1]} of ${oneChangeSearch[2]} shards written ` +
+        `(${oneChangeSearch[3]} pages) in ${oneChangeSearch[4]} s`,
+    );
+  results.push(await measure('build with nothing changed', runs, undefined, siteBuild));
+  results.push(
+    await measure(LABELS.live, runs, undefined, () =>
+      liveUpdateLatency(cli, corpus, data, out, changes.grow(medianFile.file, 1)),
+    ),
+  );
+  const shareOut = path.join(o.work, 'share');
+  results.push(
+    await measure(
+      'share build (redacted, anonymized)',
+      runs,
+      () => fs.rm(shareOut, { recursive: true, force: true }),
+      () => runNode(cli, ['build', '--share', '--home', corpus, '--data', data, '--out', shareOut, '--tz', 'UTC']),
+    ),
+  );
+  return siteBytes;
+}
+
+/** One Claude session of `gb` GB, alone in a home of its own (streamed to disk): cold collect, collect after it
+ * grew, and its site. */
+async function measureHuge(o: SuiteOptions, gb: number, results: Measured[], extras: string[]) {
+  const { cli, runs, changes, log } = o;
+  const hugeHome = path.join(path.dirname(o.corpus), `agent-logbook-bench-huge-${gb}`);
+  const hugeProfile = { generator: GENERATOR_VERSION, bytes: Math.round(gb * 1e9), seed: 4242 };
+  const cwd = '/home/bench/work/huge';
+  const projects = path.join(hugeHome, '.claude', 'projects', cwd.replace(/[^a-zA-Z0-9]/g, '-'));
+  const hugeFile = path.join(projects, 'f0e1d2c3-b4a5-4697-8879-6a5b4c3d2e1f.jsonl');
+  await ensureCorpus(hugeHome, hugeProfile, async () => {
+    log(`Generating one ${gb} GB Claude session in ${hugeHome}…`);
+    await fs.mkdir(path.dirname(hugeFile), { recursive: true });
+    let reported = 0;
+    await writeClaudeSession(
+      hugeFile,
+      hugeProfile.bytes,
+      cwd,
+      Date.parse('2026-02-01T00:00:00Z'),
+      prng(hugeProfile.seed),
+      (bytes) => {
+        if (bytes - reported < 250e6) return;
+        reported = bytes;
+        log(`  huge: ${mb(bytes)} MB`);
+      },
+    );
+  });
+  const [{ bytes: hugeBytes }] = (await filesUnder(hugeFile)) as [FileInfo];
+  log(`Huge session: ${hugeFile}, ${mb(hugeBytes)} MB`);
+  const hugeData = path.join(o.work, 'huge-data');
+  const hugeCollect = () => runNode(cli, ['collect', '--home', hugeHome, '--data', hugeData]);
+  const label = `one ${(hugeBytes / 1e9).toFixed(2)} GB Claude session`;
+  const cold = await measure(
+    `${label}: cold collect`,
+    runs,
+    () => fs.rm(hugeData, { recursive: true, force: true }),
+    hugeCollect,
+  );
+  const grew = await measure(
+    `${label}: collect after it grew (+3 lines)`,
+    runs,
+    changes.grow(hugeFile, 3),
+    hugeCollect,
+  );
+  results.push(cold, grew);
+  if (!o.skipBuild) {
+    // A 2 GB session still builds, within the same 1 GiB and without NODE_OPTIONS.
+    const hugeOut = path.join(o.work, 'huge-site');
+    try {
+      results.push(
+        await measure(
+          `${label}: first site build`,
+          runs,
+          () => fs.rm(hugeOut, { recursive: true, force: true }),
+          () =>
+            runNode(cli, ['build', '--home', hugeHome, '--data', hugeData, '--out', hugeOut, '--tz', 'UTC'], {
+              NODE_OPTIONS: '',
+            }),
+        ),
+      );
+    } catch (error) {
+      // Reported with the other figures, which a failure here must not lose.
+      extras.push(
+        `FAILED: ${label}: first site build: ${(error as Error).message.split('\n').slice(0, 8).join(' | ')}`,
+      );
+    }
+  }
+  return { home: hugeHome, file: hugeFile, bytes: hugeBytes, mbPerSecond: hugeBytes / 1e6 / cold.seconds };
+}
