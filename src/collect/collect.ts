@@ -1,5 +1,5 @@
 import type { SourceId } from '../model/message.ts';
-import type { HistoryPrompt, SessionSummary } from '../model/session.ts';
+import { hadMainTranscript, type HistoryPrompt, type SessionSummary } from '../model/session.ts';
 import { SOURCES } from '../sources/index.ts';
 import type { Source, SourceContext } from '../sources/source.ts';
 import type { CollectWarning } from '../util/warnings.ts';
@@ -157,7 +157,7 @@ async function collectLocked(data: DataDir, options: CollectOptions): Promise<Co
         resumePath: (sessionId) => data.resumePath(source.id, sessionId),
         // A partial read (the main transcript gone) must not replace an archived whole session; one that never
         // had a main transcript (only subagent files) is replaced as its files grow.
-        isArchived: (sessionId) => hadMainTranscript(previous.get(`${source.id}/${sessionId}`)),
+        isArchived: (sessionId) => archivedWhole(previous.get(`${source.id}/${sessionId}`)),
       },
       stamp: async (file) => {
         const stamp = sourceStamp(file);
@@ -245,7 +245,7 @@ async function collectLocked(data: DataDir, options: CollectOptions): Promise<Co
           // Read, summarized and written by a worker thread (see SourceContext.prepared).
           const id = item.summary.id;
           readFiles(item.summary.files);
-          if (!item.partial || !hadMainTranscript(previous.get(id))) seen.add(id);
+          if (!item.partial || !archivedWhole(previous.get(id))) seen.add(id);
           if (!item.written) continue;
           record(item.summary);
           report.sessions += 1;
@@ -256,8 +256,8 @@ async function collectLocked(data: DataDir, options: CollectOptions): Promise<Co
         const id = `${source.id}/${item.session.sessionId}`;
         readFiles(item.session.files);
         const archived = previous.get(id);
-        if (!item.session.partial || !hadMainTranscript(archived)) seen.add(id);
-        if (item.session.partial && hadMainTranscript(archived)) continue; // the archive has the full session; keep it
+        if (!item.session.partial || !archivedWhole(archived)) seen.add(id);
+        if (item.session.partial && archivedWhole(archived)) continue; // the archive has the full session; keep it
         const summary = summarize(item.session, data.bodyPath(source.id, item.session.sessionId), now);
         summary.fileStamps = stampsOf(summary.files);
         await data.writeBody({ summary, session: item.session });
@@ -305,12 +305,6 @@ async function collectLocked(data: DataDir, options: CollectOptions): Promise<Co
   };
 }
 
-/** Whether an archived session was read with its main transcript (not only from subagent files): only then
- * does a later read without it mean the transcript was deleted. */
-function hadMainTranscript(entry: { files: string[] } | undefined): boolean {
-  return entry !== undefined && entry.files.some((f) => !/(^|[\\/])agent-[^\\/]*\.jsonl$/.test(f));
-}
-
 function promptKey(p: HistoryPrompt): string {
   return `${p.timestamp}\u0000${p.sessionId ?? ''}\u0000${p.text}`;
 }
@@ -321,4 +315,9 @@ function sourceStamp(file: string): string | undefined {
   if (stamp === undefined || !/\.(sqlite3?|db)$/.test(file)) return stamp;
   const wal = fileStamp(`${file}-wal`);
   return wal === undefined ? stamp : `${stamp}:${wal}`;
+}
+
+/** Whether an archived session was read with its main transcript: a later partial read must not replace it. */
+function archivedWhole(entry: { files: string[] } | undefined): boolean {
+  return entry !== undefined && hadMainTranscript(entry.files);
 }

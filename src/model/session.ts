@@ -129,3 +129,14 @@ export interface HistoryPrompt {
   project?: string;
   sessionId?: string;
 }
+
+/** A subagent's transcript file (`agent-<id>.jsonl`, Claude Code's name for them, flat or under `subagents/`). */
+export const SUBAGENT_FILE = /^agent-(.+)\.jsonl$/;
+
+/** Whether a session was read with its main transcript, not only from subagent files: only then does a later read
+ * without it mean the assistant deleted the transcript. */
+export function hadMainTranscript(files: readonly string[]): boolean {
+  return files.some(
+    (file) => !SUBAGENT_FILE.test(file.slice(Math.max(file.lastIndexOf('/'), file.lastIndexOf('\\')) + 1)),
+  );
+}

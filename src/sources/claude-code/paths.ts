@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { SUBAGENT_FILE } from '../../model/session.ts';
 import type { SourceContext, SourceLocation } from '../source.ts';
 import { byCodeUnits, expandHome, isDirectory, isFile, listEntries, realDir } from '../../util/fs.ts';
 import type { WarningSink } from '../../util/warnings.ts';
@@ -40,8 +41,6 @@ export interface SessionFiles {
   legacyAgents: SubagentFile[];
 }
 
-const AGENT_FILE = /^agent-(.+)\.jsonl$/;
-
 /** Lists one project directory. Legacy flat agent files are returned separately: only their
  * content says which session they belong to. Symbolic links to files and directories are followed; a FIFO,
  * socket or device named like a transcript is skipped with a warning. */
@@ -67,7 +66,7 @@ export async function listProjectDir(
         warn?.({ file: full, message: `${entry.what}, not a regular file; skipped` });
         continue;
       }
-      const agent = AGENT_FILE.exec(entry.name);
+      const agent = SUBAGENT_FILE.exec(entry.name);
       if (agent) legacyAgents.push({ file: full, agentId: agent[1]! });
       else get(entry.name.slice(0, -'.jsonl'.length)).main = full;
     } else if (entry.kind === 'directory') {
@@ -75,7 +74,7 @@ export async function listProjectDir(
       const subEntries = await listEntries(subDir, warn);
       const subagents: SubagentFile[] = [];
       for (const sub of subEntries) {
-        const agent = AGENT_FILE.exec(sub.name);
+        const agent = SUBAGENT_FILE.exec(sub.name);
         if (!agent) continue;
         if (sub.kind === 'special') {
           warn?.({ file: sub.path, message: `${sub.what}, not a regular file; skipped` });
