@@ -1,0 +1,49 @@
+import type { CollectReport } from '../collect/collect.ts';
+import { buildSite, type BuildSiteOptions, type SiteBuildResult } from './build-site.ts';
+import type { CliIo } from './io.ts';
+import type { ResolvedSources } from './options.ts';
+import { siteBuildProgress, type ProgressWriter } from './progress.ts';
+import { runCollect, type RunCollectOptions } from './run-collect.ts';
+
+export interface CollectAndBuildOptions {
+  /** How the collect reports what it read. */
+  collect: Omit<RunCollectOptions, 'progress'>;
+  /** Where the collect and the site build draw their progress (`build`; `serve --watch` rebuilds draw none). */
+  progress?: ProgressWriter;
+  /** The site build's options, asked for once the collect is done: a share build picks its sessions from
+   * the archive just collected. */
+  site: () => BuildSiteOptions | Promise<BuildSiteOptions>;
+}
+
+export interface CollectAndBuildResult {
+  collected: CollectReport;
+  built: SiteBuildResult;
+  /** When the site build started (Date.now()), after the collect. */
+  buildStarted: number;
+}
+
+/** Collects, then builds the site over the data directory: `build`, and each rebuild of `serve --watch`. */
+export async function collectAndBuild(
+  resolved: ResolvedSources,
+  io: CliIo,
+  { collect, progress, site }: CollectAndBuildOptions,
+): Promise<CollectAndBuildResult> {
+  const collected = await runCollect(resolved, io, { ...collect, progress });
+  const options = await site();
+  const buildStarted = Date.now();
+  const built = await buildSite(progress ? { ...options, onProgress: siteBuildProgress(progress) } : options).finally(
+    () => progress?.clear(),
+  );
+  return { collected, built, buildStarted };
+}
+
+/** One line on what a collect and build changed. */
+export function buildSummary(collected: CollectReport, built: SiteBuildResult, ms: number): string {
+  const read = collected.sources.reduce((n, s) => n + s.sessions, 0);
+  const resumed = collected.sources.reduce((n, s) => n + (s.resumed ?? 0), 0);
+  const sessions = read === 0 ? 'no session changed' : `${read} sessions read${resumed ? ` (${resumed} grown)` : ''}`;
+  return (
+    `${sessions}; ${built.written} files written, ${built.removed} removed, ${built.files - built.written} unchanged ` +
+    `(${(ms / 1000).toFixed(1)}s)`
+  );
+}
