@@ -66,7 +66,14 @@ export async function highlight(text: string, lang: string | undefined): Promise
     highlighter ??= createHighlighter({ themes: [THEME], langs: [] });
     const h = await highlighter;
     if (!h.getLoadedLanguages().includes(lang)) await h.loadLanguage(lang as BundledLanguage);
-    const tokens = h.codeToTokensBase(text, { lang: lang as BundledLanguage, theme: THEME.name as BundledTheme });
+    // No time limit per line: shiki's default (500 ms) counts the grammar's first compile too, so on a loaded
+    // machine the same line came out tokenized in one build and cut short in the next; the size caps above bound
+    // the work instead, and a page's bytes depend only on its input.
+    const tokens = h.codeToTokensBase(text, {
+      lang: lang as BundledLanguage,
+      theme: THEME.name as BundledTheme,
+      tokenizeTimeLimit: 0,
+    });
     return tokens
       .map(
         (line) =>
