@@ -1,0 +1,154 @@
+import { promises as fs, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { MAIN_THREAD, type BodyLine, ThreadAssembler } from '../model/body.ts';
+import type { NormalizedMessage } from '../model/message.ts';
+import type { Session, SessionSummary } from '../model/session.ts';
+import { readJsonFile } from '../util/fs.ts';
+import { readJsonl } from '../util/jsonl.ts';
+import type { BodyHeader, SessionBody } from './body-format.ts';
+import { toolResultStandIn } from './json-prefix.ts';
+import { PagedBody } from './paged-body.ts';
+import { archiveWarning, badArchiveLine } from './warnings.ts';
+
+/** Reads a body of either version. */
+export async function readBodyFile(root: string, relative: string): Promise<SessionBody | undefined> {
+  const header = await readJsonFile<SessionBody | BodyHeader>(path.join(root, relative));
+  if (!header) return undefined;
+  if (header.version !== 2) return header as SessionBody;
+  const lines = await fs
+    .readFile(path.join(root, path.dirname(relative), (header as BodyHeader).messages))
+    .catch(() => Buffer.alloc(0));
+  return assemble(
+    header as BodyHeader,
+    lines,
+    path.join(root, path.dirname(relative), (header as BodyHeader).messages),
+  );
+}
+
+/**
+ * Every message of a body, one at a time, as first written (patches, which change only a tool call's
+ * status and links and a response's usage, are not applied): for passes over the archive that need
+ * only messages' text and must not hold a whole session.
+ */
+export async function* bodyMessages(
+  root: string,
+  relative: string,
+): AsyncGenerator<{ thread: string; message: NormalizedMessage }> {
+  for await (const line of readBodyLines(root, relative))
+    if (line.message) yield { thread: line.thread, message: line.message };
+}
+
+/**
+ * The same messages, but a tool result stands in as `{ thread, message: undefined }`, known from its first
+ * bytes and never parsed: for passes that read only prose (the Markdown to sanitize, the site search's
+ * prompts and answers) and count messages, as tool output is most of a body's bytes.
+ */
+export function bodyMessagesButToolResults(
+  root: string,
+  relative: string,
+): AsyncGenerator<{ thread: string; message: NormalizedMessage | undefined }> {
+  return readBodyLines(root, relative, toolResultStandIn);
+}
+
+async function* readBodyLines(
+  root: string,
+  relative: string,
+  standIn?: (bytes: Buffer) => { thread: string } | undefined,
+): AsyncGenerator<{ thread: string; message: NormalizedMessage | undefined }> {
+  const header = await readJsonFile<SessionBody | BodyHeader>(path.join(root, relative));
+  if (!header) return;
+  if (header.version !== 2) {
+    const { session } = header as SessionBody;
+    for (const message of session.messages) yield { thread: MAIN_THREAD, message };
+    for (const agent of session.subagents)
+      for (const message of agent.messages) yield { thread: agent.agentId, message };
+    return;
+  }
+  const file = path.join(root, path.dirname(relative), (header as BodyHeader).messages);
+  try {
+    for await (const { value } of readJsonl(file, { onWarning: archiveWarning, standIn })) {
+      const line = value as BodyLine | { thread: string; message?: undefined };
+      if (!('patch' in line)) yield { thread: line.thread, message: line.message };
+    }
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+}
+
+/**
+ * The pages of a session (SessionSummary.pageStarts), synchronously for Astro pages: a version 2 body
+ * with more than one page is read a page at a time (see PagedBody); anything else is read whole and
+ * `cut` into pages. Undefined when the body is missing.
+ */
+export function openSessionPages(
+  root: string,
+  relative: string,
+  starts: number[],
+  cut: (session: Session, page: number) => Session,
+): { summary: SessionSummary; page(page: number): Session } | undefined {
+  let header: SessionBody | BodyHeader;
+  try {
+    header = JSON.parse(readFileSync(path.join(root, relative), 'utf8'));
+  } catch {
+    return undefined;
+  }
+  if (header.version === 2 && starts.length > 1) {
+    const v2 = header as BodyHeader;
+    try {
+      const paged = new PagedBody(path.join(root, path.dirname(relative), v2.messages), v2.session, starts);
+      return { summary: v2.summary, page: (n) => paged.page(n) };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+  }
+  const body = readBodyFileSync(root, relative);
+  if (!body) return undefined;
+  return { summary: body.summary, page: (n) => cut(body.session, n) };
+}
+
+/** The same, synchronously (for Astro pages). */
+export function readBodyFileSync(root: string, relative: string): SessionBody | undefined {
+  let header: SessionBody | BodyHeader;
+  try {
+    header = JSON.parse(readFileSync(path.join(root, relative), 'utf8'));
+  } catch {
+    return undefined;
+  }
+  if (header.version !== 2) return header as SessionBody;
+  let lines: Buffer;
+  try {
+    lines = readFileSync(path.join(root, path.dirname(relative), (header as BodyHeader).messages));
+  } catch {
+    lines = Buffer.alloc(0);
+  }
+  return assemble(
+    header as BodyHeader,
+    lines,
+    path.join(root, path.dirname(relative), (header as BodyHeader).messages),
+  );
+}
+
+function assemble(header: BodyHeader, bytes: Buffer, file: string): SessionBody {
+  const threads = new ThreadAssembler();
+  let from = 0;
+  let line = 0;
+  while (from < bytes.length) {
+    let to = bytes.indexOf(0x0a, from);
+    const torn = to === -1;
+    if (torn) to = bytes.length;
+    line += 1;
+    if (to > from) {
+      let value: BodyLine;
+      try {
+        value = JSON.parse(bytes.toString('utf8', from, to)) as BodyLine;
+      } catch (error) {
+        archiveWarning({ file, line, message: badArchiveLine(torn, error) });
+        from = to + 1;
+        continue;
+      }
+      threads.add(value);
+    }
+    from = to + 1;
+  }
+  return { version: 2, summary: header.summary, session: threads.session(header.session) };
+}

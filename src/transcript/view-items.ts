@@ -1,0 +1,144 @@
+import type { MessageSegment, NormalizedMessage, TokenUsage, ToolCall } from '../model/message.ts';
+import { type ToolInputView, type ToolOutputView, toolOutputView } from './tool-view.ts';
+
+/** What a session page shows, in order: built from the normalized messages, source-agnostic. */
+
+/** What every item has: where it is, and the background events folded into it. */
+interface ItemBase {
+  id: string;
+  timestamp: string;
+  estimated: boolean;
+  /** Main-thread index of the item's first message (absent in subagent threads). */
+  index?: number;
+  /** Main-thread indexes of the other messages shown in this item (a result, streamed lines, folded events). */
+  more?: number[];
+  /** Background events (snapshots, hooks, progress…) that came with this step. */
+  background?: { count: number; types: string[] };
+}
+
+export type ViewItem = ItemBase &
+  (
+    | {
+        kind: 'prompt';
+        /** 1-based number of this real prompt in the session (absent when unknown, as in subagent threads). */
+        ordinal?: number;
+        text: string;
+        images: MessageSegment[];
+        queued: boolean;
+      }
+    | {
+        kind: 'answer';
+        segments: MessageSegment[];
+        model?: string;
+        usage?: TokenUsage;
+        responseId?: string;
+      }
+    | {
+        kind: 'tool';
+        call: ToolCall;
+        input: ToolInputView;
+        /** Characters of the input cut for the page (the data keeps everything). */
+        inputTruncated?: number;
+        headline: string;
+        usage?: TokenUsage;
+        result?: ResultView;
+        subagents: ThreadView[];
+      }
+    | { kind: 'result'; result: ResultView }
+    | { kind: 'divider'; label: string; detail?: string }
+    | {
+        kind: 'notice';
+        tone: 'command' | 'output' | 'interrupt' | 'error' | 'info' | 'summary' | 'injected';
+        label: string;
+        text: string;
+        html?: string;
+        collapsed: boolean;
+      }
+    | {
+        kind: 'command';
+        /** `/init`, `/model opus`… */
+        command: string;
+        /** The text the command sent to the model (collapsed), and what it printed. */
+        expanded: string[];
+        output: string[];
+      }
+    | { kind: 'context'; parts: { label: string; text: string }[] }
+    | { kind: 'hidden'; count: number; types: string[] }
+  );
+
+export interface ResultView {
+  id: string;
+  status: ToolCall['status'];
+  name: string;
+  output: string;
+  /** Characters cut from `output` for the page (the data keeps everything). */
+  truncated: number;
+  images: MessageSegment[];
+  view: ToolOutputView;
+}
+
+export interface ThreadView {
+  agentId: string;
+  label: string;
+  description?: string;
+  items: ViewItem[];
+}
+
+export const OUTPUT_PREVIEW_CHARS = 20_000;
+export const INLINE_IMAGE_MAX_BYTES = 1_000_000;
+
+const HEADLINE_KEYS = [
+  'file_path',
+  'path',
+  'notebook_path',
+  'command',
+  'cmd',
+  'pattern',
+  'url',
+  'query',
+  'description',
+  'prompt',
+];
+
+export function toolHeadline(call: ToolCall): string {
+  const args = call.arguments_json;
+  if (args && typeof args === 'object' && !Array.isArray(args)) {
+    for (const key of HEADLINE_KEYS) {
+      const value = (args as Record<string, unknown>)[key];
+      const text = Array.isArray(value) && value.every((v) => typeof v === 'string') ? value.join(' ') : value;
+      if (typeof text === 'string' && text.trim()) return shorten(text.replace(/\s+/g, ' ').trim(), 160);
+    }
+    const operations = (args as { operations?: unknown }).operations;
+    if (Array.isArray(operations) && operations.length > 0) {
+      const first = toolHeadline({ ...call, arguments_json: operations[0] });
+      return operations.length > 1 ? `${first} (+${operations.length - 1})` : first;
+    }
+  }
+  return '';
+}
+
+function shorten(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+export function textOf(m: NormalizedMessage): string {
+  return m.segments
+    .filter((s) => s.type === 'text')
+    .map((s) => s.text ?? '')
+    .join('\n\n');
+}
+
+export function resultView(m: NormalizedMessage, call?: ToolCall): ResultView {
+  const output = m.tool_call?.output ?? '';
+  const cut = output.length > OUTPUT_PREVIEW_CHARS ? output.length - OUTPUT_PREVIEW_CHARS : 0;
+  const shown = cut ? output.slice(0, OUTPUT_PREVIEW_CHARS) : output;
+  return {
+    id: m.id,
+    status: m.tool_call?.status ?? 'completed',
+    name: m.tool_call?.name ?? 'unknown',
+    output: shown,
+    truncated: cut,
+    images: m.segments.filter((s) => s.type === 'image'),
+    view: toolOutputView(call, shown, m.tool_call?.output_json, m.metadata),
+  };
+}
