@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { SOURCE_IDS } from '../model/message.ts';
 import { fileStamp, fileStamps } from '../util/stamp.ts';
+import { messagesFile } from './body-format.ts';
 
 /**
  * A session body's stamp: its header's and its messages file's (collect writes the header anew whenever the
@@ -10,7 +11,7 @@ import { fileStamp, fileStamps } from '../util/stamp.ts';
 export function bodyStamp(dataDir: string, body: string): string | undefined {
   const header = path.join(dataDir, body);
   if (fileStamp(header) === undefined) return undefined;
-  return fileStamps([header, header.replace(/\.json$/, '.messages.jsonl')]);
+  return fileStamps([header, messagesFile(header)]);
 }
 
 /** The stamp of the archive's index files (the summaries and each source's prompt history), which every page
