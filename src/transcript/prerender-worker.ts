@@ -1,4 +1,4 @@
-import { parentPort, workerData } from 'node:worker_threads';
+import { type MessagePort, workerData } from 'node:worker_threads';
 import { RenderCache } from './render-cache.ts';
 import { prerenderBody, type PrerenderTask, type PrerenderMessage } from './prerender-body.ts';
 
@@ -6,17 +6,20 @@ import { prerenderBody, type PrerenderTask, type PrerenderMessage } from './prer
 
 export type { PrerenderTask, PrerenderMessage };
 
+/** One body, and the port its messages go back on as they come: a huge session's HTML is sent in batches
+ * (see prerenderBody), which the result of the task, sent once at the end, would hold all at once. */
+export interface PrerenderWorkerTask extends PrerenderTask {
+  port: MessagePort;
+}
+
 const { dataDir } = workerData as { dataDir: string };
 const cache = new RenderCache(dataDir, { readonly: true });
 
-// A failure rejects unhandled, which ends the worker with an 'error' event that fails the build.
-parentPort!.on(
-  'message',
-  (task: PrerenderTask) =>
-    void prerenderBody(
-      dataDir,
-      (markdown) => cache.get(markdown),
-      task,
-      (message) => parentPort!.postMessage(message),
-    ),
-);
+export default async function prerenderTask({ port, ...task }: PrerenderWorkerTask): Promise<void> {
+  await prerenderBody(
+    dataDir,
+    (markdown) => cache.get(markdown),
+    task,
+    (message) => port.postMessage(message),
+  );
+}

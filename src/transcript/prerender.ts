@@ -1,12 +1,14 @@
-import { statSync } from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { MessageChannel } from 'node:worker_threads';
 import { DataDir } from '../archive/data-dir.ts';
-import { workerFile } from '../util/worker-pool.ts';
+import { mapLimit } from '../util/map-limit.ts';
+import { WorkerPool, workerFile } from '../util/worker-pool.ts';
 import { RenderCache } from './render-cache.ts';
-import { bodyStamp as searchTextStamp, PageTextCache } from './page-texts.ts';
+import { PageTextCache } from './page-texts.ts';
 import type { PrerenderTask, PrerenderMessage } from './prerender-body.ts';
+import type { PrerenderWorkerTask } from './prerender-worker.ts';
+import { bodyStamp } from '../archive/stamps.ts';
+import { stampedBytes } from '../util/stamp.ts';
 
 const WORKER = workerFile(import.meta.url, 'prerender-worker', './prerender-worker.js');
 /** Up to this many bodies, of up to this many bytes in all, are done on this thread. */
@@ -41,10 +43,10 @@ export async function prerender(dataDir: string, threads = os.availableParalleli
     const done = cache.renderedBodies();
     const tasks: (PrerenderTask & { bytes: number })[] = [];
     for (const summary of await data.readSummaries()) {
-      const stamp = bodyStamp(data, summary.body);
+      const stamp = bodyStamp(dataDir, summary.body);
       if (stamp === undefined || done.get(summary.body) === stamp) continue;
       keyOfBody.set(summary.body, summary.id);
-      tasks.push({ body: summary.body, stamp, bytes: Number(stamp.split(':')[0]) });
+      tasks.push({ body: summary.body, stamp, bytes: stampedBytes(stamp) });
     }
     // Biggest first, so that one long session does not leave a core working alone at the end.
     tasks.sort((a, b) => b.bytes - a.bytes);
@@ -59,7 +61,7 @@ export async function prerender(dataDir: string, threads = os.availableParalleli
       } else {
         cache.markRendered(message.body, message.stamp);
         const key = keyOfBody.get(message.body);
-        const textStamp = searchTextStamp(dataDir, message.body);
+        const textStamp = bodyStamp(dataDir, message.body);
         if (key && textStamp) texts.put(key, textStamp, message.texts);
         report.segments += message.segments;
       }
@@ -71,7 +73,17 @@ export async function prerender(dataDir: string, threads = os.availableParalleli
       for (const task of queue) await prerenderBody(dataDir, (markdown) => cache.get(markdown), task, onMessage);
       return report;
     }
-    await Promise.all(Array.from({ length: report.threads }, () => runWorker(dataDir, queue, onMessage)));
+    const pool = new WorkerPool<PrerenderWorkerTask, void>({
+      file: WORKER,
+      threads: report.threads,
+      workerData: { dataDir },
+      tasksPerWorker: IN_FLIGHT,
+    });
+    try {
+      await mapLimit(queue, report.threads * IN_FLIGHT, (task) => inWorker(pool, task, onMessage));
+    } finally {
+      await pool.close();
+    }
     return report;
   } finally {
     cache.close();
@@ -79,38 +91,29 @@ export async function prerender(dataDir: string, threads = os.availableParalleli
   }
 }
 
-/** Size, mtime and inode of a body's header, which is written anew whenever the session changes. Synchronous:
- * thousands of them are taken one after another, and each await would cost more than the stat. */
-function bodyStamp(data: DataDir, relative: string): string | undefined {
-  const header = statSync(path.join(data.root, relative), { throwIfNoEntry: false });
-  if (!header) return undefined;
-  const messages = statSync(data.messagesPath(relative), { throwIfNoEntry: false });
-  return `${(messages?.size ?? 0) + header.size}:${header.mtimeMs}:${header.ino}`;
-}
-
 /** Bodies each worker is given at a time: it reads the next while this thread takes in the last one's results. */
 const IN_FLIGHT = 2;
 
-function runWorker(dataDir: string, queue: PrerenderTask[], onMessage: (m: PrerenderMessage) => void): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(WORKER, { workerData: { dataDir } });
-    let running = 0;
-    const next = () => {
-      const task = queue.shift();
-      if (task) {
-        running += 1;
-        worker.postMessage(task);
-      } else if (running === 0) void worker.terminate().then(() => resolve());
-    };
-    worker.on('message', (message: PrerenderMessage) => {
-      onMessage(message);
-      if (message.type !== 'done') return;
-      running -= 1;
-      next();
+/** One body in a worker, its messages taken in as they come, on a port of its own: the last is `done`. */
+async function inWorker(
+  pool: WorkerPool<PrerenderWorkerTask, void>,
+  task: PrerenderTask,
+  onMessage: (m: PrerenderMessage) => void,
+): Promise<void> {
+  const { port1, port2 } = new MessageChannel();
+  try {
+    const done = new Promise<void>((resolve, reject) => {
+      port1.on('message', (message: PrerenderMessage) => {
+        try {
+          onMessage(message);
+        } catch (error) {
+          reject(error);
+        }
+        if (message.type === 'done') resolve();
+      });
     });
-    worker.on('error', reject);
-    worker.on('online', () => {
-      for (let i = 0; i < IN_FLIGHT; i++) next();
-    });
-  });
+    await Promise.all([pool.run({ ...task, port: port2 }, [port2]), done]);
+  } finally {
+    port1.close();
+  }
 }

@@ -17,3 +17,10 @@ export function fileStamp(file: string): string | undefined {
 export function fileStamps(files: readonly string[]): string {
   return files.map((file) => fileStamp(file) ?? '-').join(' ');
 }
+
+/** The bytes a stamp of one or more files counts (the sum of their sizes). */
+export function stampedBytes(stamp: string): number {
+  let bytes = 0;
+  for (const one of stamp.split(' ')) bytes += Number(one.slice(0, one.indexOf(':'))) || 0;
+  return bytes;
+}

@@ -1,7 +1,13 @@
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type MessagePort, type ResourceLimits, Worker } from 'node:worker_threads';
+import type { ResourceLimits, Transferable } from 'node:worker_threads';
+import type { Piscina } from 'piscina';
+
+// Loaded with the first pool: piscina's ~20 modules take ~30 ms, which the commands that start no
+// worker (most collects and rebuilds) would pay for nothing.
+const requireHere = createRequire(import.meta.url);
 
 /**
  * The file a worker thread runs: `dist-cli/<bundleName>.js` when this code runs from the bundled CLI,
@@ -21,74 +27,92 @@ export function defaultThreads(): number {
   return Math.max(1, Math.min(os.availableParallelism(), 4));
 }
 
-interface Pending<Result> {
-  resolve: (result: Result) => void;
-  reject: (error: unknown) => void;
+export interface WorkerPoolOptions {
+  /** The worker module (see workerFile): its default export handles one task and resolves to its result. */
+  file: string;
+  /** Worker threads, all started at once and kept until close (one that dies is replaced). */
+  threads?: number;
+  /** Each worker's `workerData`. */
+  workerData?: unknown;
+  /** Tasks a worker is given at a time: with two, while one waits for the disk another computes. */
+  tasksPerWorker?: number;
+  resourceLimits?: ResourceLimits;
 }
 
 /**
- * A fixed set of worker threads, each given up to `slots` tasks at a time: while one of a worker's tasks
- * waits for the disk, another computes (two slots made a cold collect ~7% faster on two cores). A task is
- * one message `{ id, task }` and its result one reply `{ id, result }`; `serveTasks` is the worker side.
+ * A fixed set of worker threads (piscina). A task that throws in the worker rejects with its error, and one
+ * whose worker dies (process.exit, out of memory) rejects too; the next tasks go to a new worker.
  */
 export class WorkerPool<Task, Result> {
-  private readonly waiting: ({ task: Task } & Pending<Result>)[] = [];
-  private readonly workers: { worker: Worker; running: Map<number, Pending<Result>> }[] = [];
-  private nextId = 0;
+  readonly threads: number;
+  readonly tasksPerWorker: number;
+  private readonly pool: Piscina<Task, Result>;
+  /** Tasks not settled yet, to reject when the workers cannot start (piscina would keep them queued). */
+  private readonly pending = new Map<Promise<Result>, (error: unknown) => void>();
+  private lastError: unknown;
+  private closed = false;
 
-  constructor(
-    file: string,
-    size = defaultThreads(),
-    workerData?: unknown,
-    readonly slots = 2,
-    resourceLimits?: ResourceLimits,
-  ) {
-    for (let i = 0; i < size; i++) {
-      const worker = new Worker(file, { workerData, resourceLimits });
-      worker.unref();
-      const entry = { worker, running: new Map<number, Pending<Result>>() };
-      worker.on('message', ({ id, result }: { id: number; result: Result }) => {
-        const task = entry.running.get(id);
-        entry.running.delete(id);
-        task?.resolve(result);
-        this.next();
-      });
-      worker.on('error', (error) => {
-        for (const task of entry.running.values()) task.reject(error);
-        entry.running.clear();
-      });
-      this.workers.push(entry);
-    }
+  constructor(options: WorkerPoolOptions) {
+    this.threads = options.threads ?? defaultThreads();
+    this.tasksPerWorker = options.tasksPerWorker ?? 1;
+    const { Piscina } = requireHere('piscina') as typeof import('piscina');
+    this.pool = new Piscina<Task, Result>({
+      filename: options.file,
+      minThreads: this.threads,
+      maxThreads: this.threads,
+      concurrentTasksPerWorker: this.tasksPerWorker,
+      workerData: options.workerData,
+      resourceLimits: options.resourceLimits,
+      // Idle workers wait on their event loop, not blocked in Atomics.wait: what a worker starts on its own
+      // (the render worker loads its renderer before the first task comes) goes on meanwhile.
+      atomics: 'disabled',
+      recordTiming: false,
+    });
+    // A worker that failed outside any task (its module threw on import, or it crashed while idle).
+    this.pool.on('error', (error: unknown) => {
+      this.lastError = error;
+      this.whenStopped();
+    });
+    this.pool.on('workerDestroy', () => this.whenStopped());
   }
 
-  run(task: Task): Promise<Result> {
-    return new Promise((resolve, reject) => {
-      this.waiting.push({ task, resolve, reject });
-      this.next();
+  run(task: Task, transferList?: readonly Transferable[]): Promise<Result> {
+    if (this.closed) return Promise.reject(new Error('the worker pool is closed'));
+    // Settled by piscina, or by close() and whenStopped() (Promise.withResolvers is Node 22).
+    let reject!: (error: unknown) => void;
+    const result = new Promise<Result>((resolve, rejectResult) => {
+      reject = rejectResult;
+      this.pool
+        .run(task, transferList ? { transferList: [...transferList] } : undefined)
+        .then(resolve, rejectResult)
+        .finally(() => this.pending.delete(result));
+    });
+    this.pending.set(result, reject);
+    return result;
+  }
+
+  /** Ends the workers now. Tasks still running reject, and are not reported as unhandled: whoever
+   * closes the pool has stopped waiting for them. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const [result, reject] of this.pending) {
+      result.catch(() => undefined);
+      reject(new Error('the worker pool was closed'));
+    }
+    this.pending.clear();
+    await this.pool.destroy();
+  }
+
+  /** When every worker is gone and none replaced them (workers that die while starting are not), the
+   * queued tasks would wait forever: they fail with the workers' error. Checked once piscina is done
+   * replacing the worker, which it does after telling of its end. */
+  private whenStopped(): void {
+    setImmediate(() => {
+      if (this.closed || this.pending.size === 0 || this.pool.threads.length > 0) return;
+      const error = this.lastError ?? new Error('the worker threads stopped while starting');
+      for (const reject of this.pending.values()) reject(error);
+      this.pending.clear();
     });
   }
-
-  private next(): void {
-    while (this.waiting.length > 0) {
-      let free: (typeof this.workers)[number] | undefined;
-      for (const w of this.workers)
-        if (w.running.size < this.slots && (!free || w.running.size < free.running.size)) free = w;
-      if (!free) return;
-      const { task, resolve, reject } = this.waiting.shift()!;
-      const id = this.nextId++;
-      free.running.set(id, { resolve, reject });
-      free.worker.postMessage({ id, task });
-    }
-  }
-
-  async close(): Promise<void> {
-    await Promise.all(this.workers.map((w) => w.worker.terminate()));
-  }
-}
-
-/** The worker side of a WorkerPool: runs `handle` on each task as it comes (several may be running at once). */
-export function serveTasks<Task, Result>(port: MessagePort, handle: (task: Task) => Promise<Result>): void {
-  port.on('message', ({ id, task }: { id: number; task: Task }) => {
-    void handle(task).then((result) => port.postMessage({ id, result }));
-  });
 }

@@ -1,14 +1,13 @@
 import { createHash } from 'node:crypto';
 import { promises as fs, statSync } from 'node:fs';
 import path from 'node:path';
-import { DataDir } from '../../archive/data-dir.ts';
-import { SOURCE_IDS } from '../../model/message.ts';
 import type { SessionSummary } from '../../model/session.ts';
 import { siteAndBase } from '../../model/site-url.ts';
 import { defaultThreads, workerFile, WorkerPool } from '../../util/worker-pool.ts';
 import { compileRenderer } from './compile.ts';
 import { listRoutes, loadBundle, PageRenderer, type RouteToRender, writeIfChanged } from './render-page.ts';
 import type { RenderTask, RenderTaskResult, RenderWorkerData } from './render-worker.ts';
+import { bodyStamp, indexStamp } from '../../archive/stamps.ts';
 
 const WORKER = workerFile(import.meta.url, 'site-render-worker', './render-worker.js');
 
@@ -61,9 +60,11 @@ export class RenderWorkers {
 }
 
 function startPool(data: RenderWorkerData, threads: number): WorkerPool<RenderTask, RenderTaskResult> {
-  return new WorkerPool<RenderTask, RenderTaskResult>(WORKER, threads, data, 1, {
-    maxOldGenerationSizeMb: WORKER_HEAP_MB,
-    maxYoungGenerationSizeMb: WORKER_YOUNG_MB,
+  return new WorkerPool<RenderTask, RenderTaskResult>({
+    file: WORKER,
+    threads,
+    workerData: data,
+    resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB, maxYoungGenerationSizeMb: WORKER_YOUNG_MB },
   });
 }
 
@@ -117,7 +118,7 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
       (name) => process.env[`AGENT_LOGBOOK_${name}`] ?? '',
     ),
   ]);
-  const siteKey = hash(optionsKey, await indexStamps(dataDir));
+  const siteKey = hash(optionsKey, indexStamp(dataDir));
   const manifestFile = path.join(cacheDir, 'site-build', `${hash(outDir).slice(0, 16)}.json`);
   const previous = options.full ? undefined : await readManifest(manifestFile, outDir);
 
@@ -171,7 +172,7 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
     let key = siteKey;
     if (summary) {
       let stamp = bodyStamps.get(summary.body);
-      if (stamp === undefined) bodyStamps.set(summary.body, (stamp = await bodyStamp(dataDir, summary.body)));
+      if (stamp === undefined) bodyStamps.set(summary.body, (stamp = bodyStamp(dataDir, summary.body) ?? '-'));
       key = hash(optionsKey, route.output, json(route.props), stamp);
     } else if (Object.keys(route.props).length > 0) {
       // A page made from its props (a day, a week, a project) changes only when they do.
@@ -291,24 +292,6 @@ function hash(...parts: string[]): string {
   const h = createHash('sha256');
   for (const part of parts) h.update(part).update('\0');
   return h.digest('hex');
-}
-
-// Synchronous: thousands of stats a build, each far cheaper than a promise's round trip.
-function stampOf(file: string): string {
-  const stat = statSync(file, { throwIfNoEntry: false });
-  return stat ? `${stat.size}:${stat.mtimeMs}:${stat.ino}` : '-';
-}
-
-/** The archive's index files, which every page but a session's is made from. */
-async function indexStamps(dataDir: string): Promise<string> {
-  const files = [path.join(dataDir, 'index', 'sessions.json')];
-  for (const source of SOURCE_IDS) files.push(path.join(dataDir, 'prompts', `${source}.json`));
-  return files.map(stampOf).join(' ');
-}
-
-async function bodyStamp(dataDir: string, body: string): Promise<string> {
-  const data = new DataDir(dataDir);
-  return `${stampOf(path.join(dataDir, body))} ${stampOf(data.messagesPath(body))}`;
 }
 
 async function intact(outDir: string, output: string, record: OutputRecord): Promise<boolean> {

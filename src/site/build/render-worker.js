@@ -2,4 +2,5 @@
 import { register } from 'tsx/esm/api';
 
 register();
-await import('./render-worker.ts');
+const worker = await import('./render-worker.ts');
+export default worker.default;

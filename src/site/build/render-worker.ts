@@ -1,7 +1,6 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
-import { parentPort, workerData } from 'node:worker_threads';
-import { serveTasks } from '../../util/worker-pool.ts';
+import { workerData } from 'node:worker_threads';
 import { listRoutes, loadBundle, PageRenderer, type RouteToRender } from './render-page.ts';
 
 /** Given once per worker. */
@@ -45,8 +44,8 @@ function routesOf(siteKey: string): Promise<Map<string, RouteToRender>> {
   return routes.byOutput;
 }
 
-// Renders pages with the compiled renderer and writes the ones whose bytes changed, off the main thread.
-serveTasks<RenderTask, RenderTaskResult>(parentPort!, async ({ outputs, siteKey, force }) => {
+/** Renders pages with the compiled renderer and writes the ones whose bytes changed, off the main thread. */
+export default async function renderTask({ outputs, siteKey, force }: RenderTask): Promise<RenderTaskResult> {
   try {
     const files = [];
     const byOutput = await routesOf(siteKey);
@@ -63,4 +62,4 @@ serveTasks<RenderTask, RenderTaskResult>(parentPort!, async ({ outputs, siteKey,
     const where = outputs[0] ?? '';
     return { ok: false, error: `${where}: ${(error as Error).stack ?? String(error)}` };
   }
-});
+}

@@ -81,7 +81,7 @@ export async function writeSiteSearch(options: SiteSearchOptions): Promise<SiteS
   );
   const byKey = new Map(sessions.map((s) => [s.key, s]));
   const cache = new PageTextCache(options.dataDir);
-  let pool: { workers: WorkerPool<SiteSearchTask, SiteSearchTaskResult>; size: number } | undefined;
+  let pool: WorkerPool<SiteSearchTask, SiteSearchTaskResult> | undefined;
   /** Runs one of `tasks` tasks: on this thread when it is the only one (a rebuild after one change, where
    * starting workers would take longer than the task), else in workers, as many as there are tasks or cores. */
   const retired: Promise<void>[] = [];
@@ -90,11 +90,11 @@ export async function writeSiteSearch(options: SiteSearchOptions): Promise<SiteS
     const size = Math.min(defaultThreads(), tasks);
     // Synchronously: the tasks of a phase are started together and must share one pool. A smaller pool
     // left from the phase before is idle by now.
-    if (!pool || pool.size < size) {
-      if (pool) retired.push(pool.workers.close());
-      pool = { workers: new WorkerPool(WORKER, size, undefined, 1), size };
+    if (!pool || pool.threads < size) {
+      if (pool) retired.push(pool.close());
+      pool = new WorkerPool({ file: WORKER, threads: size });
     }
-    return pool.workers.run(task);
+    return pool.run(task);
   };
   let records = 0;
   try {
@@ -171,7 +171,7 @@ export async function writeSiteSearch(options: SiteSearchOptions): Promise<SiteS
     return { records, read: stale.length, shards: shards.length, written: plan.dirty.size, bytes };
   } finally {
     cache.close();
-    await Promise.all([...retired, pool?.workers.close()]);
+    await Promise.all([...retired, pool?.close()]);
   }
 }
 

@@ -2,4 +2,5 @@
 import { register } from 'tsx/esm/api';
 
 register();
-await import('./site-shard-worker.ts');
+const worker = await import('./site-shard-worker.ts');
+export default worker.default;

@@ -101,11 +101,13 @@ async function* readSessions(
     }
     return;
   }
-  const pool = new WorkerPool<SessionTask, SessionTaskResult>(
-    workerFile(import.meta.url, 'claude-session-worker', './session-worker.js'),
+  const pool = new WorkerPool<SessionTask, SessionTaskResult>({
+    file: workerFile(import.meta.url, 'claude-session-worker', './session-worker.js'),
     threads,
-    { known: [...known] } satisfies SessionWorkerData,
-  );
+    workerData: { known: [...known] } satisfies SessionWorkerData,
+    // Two a worker: a cold collect was ~7% faster on two cores than with one.
+    tasksPerWorker: 2,
+  });
   // Biggest first, so the long tail does not leave one core working alone at the end. Sessions stream to
   // the archive, so a big one needs no more memory than a small one.
   const sizes = new Map(await Promise.all(groups.map(async (g) => [g, await filesSize(sessionFilePaths(g))] as const)));
@@ -113,7 +115,7 @@ async function* readSessions(
   try {
     // Bounded: every slot of every thread busy and one more task each waiting; results handed on as they finish.
     const inFlight = new Map<number, Promise<[number, SessionTaskResult]>>();
-    const inFlightLimit = threads * (pool.slots + 1);
+    const inFlightLimit = threads * (pool.tasksPerWorker + 1);
     let next = 0;
     const start = () => {
       const i = next++;

@@ -2,4 +2,5 @@
 import { register } from 'tsx/esm/api';
 
 register();
-await import('./session-worker.ts');
+const worker = await import('./session-worker.ts');
+export default worker.default;

@@ -1,6 +1,5 @@
-import { parentPort, workerData } from 'node:worker_threads';
+import { workerData } from 'node:worker_threads';
 import type { CollectWarning } from '../../util/warnings.ts';
-import { serveTasks } from '../../util/worker-pool.ts';
 import type { SessionFiles } from './paths.ts';
 import { type CollectedSession, type CollectTarget, collectSession } from './session-reader.ts';
 
@@ -19,8 +18,8 @@ export interface SessionTaskResult extends CollectedSession {
 
 const known = new Set((workerData as SessionWorkerData).known);
 
-// Reads one session into the archive (parsing, normalizing and writing), off the main thread.
-serveTasks<SessionTask, SessionTaskResult>(parentPort!, async ({ files, ...target }) => {
+/** Reads one session into the archive (parsing, normalizing and writing), off the main thread. */
+export default async function collectTask({ files, ...target }: SessionTask): Promise<SessionTaskResult> {
   const warnings: CollectWarning[] = [];
   const result = await collectSession(
     files,
@@ -29,4 +28,4 @@ serveTasks<SessionTask, SessionTaskResult>(parentPort!, async ({ files, ...targe
     target,
   );
   return { ...result, warnings };
-});
+}
