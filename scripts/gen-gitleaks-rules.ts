@@ -15,6 +15,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'smol-toml';
+import type { GitleaksData } from '../src/privacy/rule-types.ts';
 
 interface TomlAllowlist {
   regexTarget?: string;
@@ -202,24 +203,8 @@ function translateClass(cls: string, ci: boolean): string {
   return `[${negated}${body}]`;
 }
 
-interface OutRule {
-  id: string;
-  description: string;
-  keywords: string[];
-  source: string;
-  flags: string;
-  entropy?: number;
-  /** Which capture group holds the secret; 0 or absent: the first that matched, else the whole match. */
-  secretGroup?: number;
-  /** The match starts with one of the keywords, so the pattern is tried only there. */
-  anchored: boolean;
-  /** A secret matching one of these (or the whole match, for `match`) is not redacted. */
-  allow?: {
-    target: 'secret' | 'match' | 'line';
-    regexes: Array<{ source: string; flags: string }>;
-    stopwords: string[];
-  }[];
-}
+/** One rule as the redactor reads it (`GitleaksData['rules']` in src/privacy/rule-types.ts). */
+type OutRule = GitleaksData['rules'][number];
 
 const rules: OutRule[] = [];
 const skipped: Array<{ id: string; reason: string }> = [];

@@ -47,8 +47,11 @@ export interface GitleaksData {
     source: string;
     flags: string;
     entropy?: number;
+    /** Which capture group holds the secret; 0 or absent: the first that matched, else the whole match. */
     secretGroup?: number;
+    /** The match starts with one of the keywords, so the pattern is tried only there. */
     anchored: boolean;
+    /** A secret matching one of these (or the whole match, for `match`) is not redacted. */
     allow?: Array<{ target: 'secret' | 'match' | 'line'; regexes: RegexData[]; stopwords: string[] }>;
   }>;
   skipped: Array<{ id: string; reason: string }>;
