@@ -3,10 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { DataDir } from '../archive/data-dir.ts';
 import { splitSessionKey } from '../model/ids.ts';
-import { SOURCE_IDS } from '../model/message.ts';
 import { sessionRoute } from '../model/routes.ts';
 import { OMIT_PARTS, type OmitPart } from '../privacy/share.ts';
-import { homesIn, type ShareSettings } from '../privacy/share-mode.ts';
+import type { ShareSettings } from '../privacy/share-mode.ts';
+import { shareSettingsFor as archiveShareSettings } from '../privacy/share-lens.ts';
 import { buildSite } from './build-site.ts';
 import { UsageError } from './options.ts';
 
@@ -24,33 +24,23 @@ export function parseOmit(value: string | undefined): OmitPart[] {
   return parts as OmitPart[];
 }
 
-/** Share settings for this machine and archive: the user's home, name and host, and every other home the
- * archive's working directories mention. `sessions` may name `<source>/<id>` or a bare id. */
+/** Share settings for this machine and archive (see shareSettingsFor in privacy/share-lens.ts). `sessions` may
+ * name `<source>/<id>` or a bare id. */
 export async function shareSettingsFor(
   dataDir: string,
   home: string,
   options: { sessions?: string[]; omit: OmitPart[]; single?: boolean },
 ): Promise<ShareSettings> {
-  const data = new DataDir(dataDir);
-  const summaries = await data.readSummaries();
-  const history = (await Promise.all(SOURCE_IDS.map((s) => data.readPrompts(s)))).flat();
   let sessions: string[] | undefined;
   if (options.sessions) {
+    const summaries = await new DataDir(dataDir).readSummaries();
     sessions = options.sessions.map((wanted) => {
       const match = summaries.find((s) => s.id === wanted || s.sessionId === wanted);
       if (!match) throw new UsageError(`no session "${wanted}" in ${dataDir} (give <source>/<session-id> or an id)`);
       return match.id;
     });
   }
-  return {
-    sessions,
-    omit: options.omit,
-    home,
-    userName: os.userInfo().username,
-    hostName: os.hostname(),
-    extraHomes: homesIn([...summaries.map((s) => s.cwd), ...history.flatMap((p) => p.project ?? [])]),
-    single: options.single,
-  };
+  return archiveShareSettings(dataDir, { home, sessions, omit: options.omit, single: options.single });
 }
 
 /**

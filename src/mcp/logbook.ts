@@ -105,15 +105,10 @@ export class Logbook {
     await this.refresh();
     const stamp = await this.stamp();
     if (this.cached?.stamp === stamp) return this.cached.snapshot;
-    const data = new DataDir(this.options.dataDir);
-    let summaries = await data.readSummaries();
-    let history = (await Promise.all(SOURCE_IDS.map((s) => data.readPrompts(s)))).flat();
-    const share = this.options.share;
-    if (share) {
-      share.prepare(summaries, history);
-      summaries = share.summaries(summaries);
-      history = share.history(history);
-    }
+    // Shared, the records are read through the lens, so the indexes and reports below see only cleaned ones.
+    const { summaries, history } = this.options.share
+      ? await this.options.share.read(this.options.dataDir)
+      : await readArchive(this.options.dataDir);
     const snapshot: Snapshot = {
       summaries,
       byKey: new Map(summaries.map((s) => [s.id, s])),
@@ -135,4 +130,11 @@ export class Logbook {
     const stats = await Promise.all(files.map((f) => fs.stat(f).catch(() => undefined)));
     return stats.map((s) => (s ? `${s.size}:${s.mtimeMs}:${s.ino}` : '-')).join('|');
   }
+}
+
+async function readArchive(dataDir: string): Promise<{ summaries: SessionSummary[]; history: HistoryPrompt[] }> {
+  const data = new DataDir(dataDir);
+  const summaries = await data.readSummaries();
+  const history = (await Promise.all(SOURCE_IDS.map((s) => data.readPrompts(s)))).flat();
+  return { summaries, history };
 }

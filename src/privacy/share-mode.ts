@@ -1,10 +1,9 @@
-import { projectSlug } from '../model/project.ts';
-import type { HistoryPrompt, Session, SessionSummary } from '../model/session.ts';
 import { createAnonymizer } from './anonymize.ts';
 import { createRedactor } from './redact.ts';
-import { shareSession, shareSummary, type OmitPart, type ShareOptions } from './share.ts';
+import type { OmitPart, ShareOptions } from './share.ts';
 
-/** A share build: every page redacted and anonymized (set by `build --share` and `share`). */
+/** A share build: every page redacted and anonymized (set by `build --share` and `share`). What a share output
+ * reads goes through the lens these settings make (share-lens.ts). */
 export interface ShareSettings {
   /** `<source>/<id>` keys to include; all sessions when absent. */
   sessions?: string[];
@@ -51,33 +50,4 @@ export function shareOptions(settings: ShareSettings): ShareOptions {
     };
   }
   return options.value;
-}
-
-export function shareSummaries(settings: ShareSettings, summaries: SessionSummary[]): SessionSummary[] {
-  const wanted = settings.sessions ? new Set(settings.sessions) : undefined;
-  const chosen = summaries.filter((s) => !wanted || wanted.has(s.id));
-  const opts = shareOptions(settings);
-  return chosen.map((s) => {
-    const shared = shareSummary(s, opts).summary;
-    shared.project = projectSlug(shared.cwd);
-    if (settings.single) {
-      delete shared.pageStarts;
-      delete shared.pagePrompts;
-    }
-    return shared;
-  });
-}
-
-/** Prompt history in a share build: only prompts of shared sessions when sessions were chosen. */
-export function shareHistory(settings: ShareSettings, history: HistoryPrompt[]): HistoryPrompt[] {
-  const wanted = settings.sessions ? new Set(settings.sessions) : undefined;
-  const opts = shareOptions(settings);
-  const clean = (text: string) => opts.anonymizer.anonymize(opts.redactor.redact(text).text);
-  return history
-    .filter((p) => !wanted || (p.sessionId !== undefined && wanted.has(`${p.source}/${p.sessionId}`)))
-    .map((p) => ({ ...p, text: clean(p.text), ...(p.project ? { project: clean(p.project) } : {}) }));
-}
-
-export function shareBody(settings: ShareSettings, session: Session): Session {
-  return shareSession(session, shareOptions(settings)).session;
 }

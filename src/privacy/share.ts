@@ -1,5 +1,5 @@
 import type { MessageMetadata, MessageSegment, NormalizedMessage, RawRef, ToolCall } from '../model/message.ts';
-import type { Session, SessionSummary, SubagentThread } from '../model/session.ts';
+import type { HistoryPrompt, Session, SessionSummary, SubagentThread } from '../model/session.ts';
 import { EMAIL_PLACEHOLDER, HOST_PLACEHOLDER, USER_PLACEHOLDER, type Anonymizer } from './anonymize.ts';
 import { renderMarkdown } from '../transcript/markdown.ts';
 import { redactionMarker, type Redactor } from './redact.ts';
@@ -28,6 +28,15 @@ const STRUCTURAL_METADATA = new Set(['kind', 'subtype', 'model', 'response_id', 
 const TRUNCATED_TOKEN =
   /(?<![A-Za-z0-9_-])(?:AKIA|ASIA|gh[pousr]_|github_pat_|glpat-|sk-|(?:sk|rk)_(?:live|test)_|xox[abposre]-|xapp-|AIza|GOCSPX-|ya29\.|eyJ|npm_|hf_|gsk_|hv[sb]\.|dckr_pat_|shpat_|lin_api_|pypi-)[A-Za-z0-9_.+/=-]*(?:…|\.\.\.)$/;
 
+// A Discord bot token has no fixed prefix: its first part is a user id in base64, so a cut one is known by
+// its first characters decoding to digits (which no word or hash does).
+const TRUNCATED_DISCORD = /(?<![A-Za-z0-9_.-])(?<uid>[MNO][A-Za-z0-9]{11,27})(?:\.[A-Za-z0-9_-]*){0,2}(?:…|\.\.\.)$/;
+
+function cutDiscordToken(uid: string): boolean {
+  const whole = uid.slice(0, uid.length - (uid.length % 4));
+  return /^\d+$/.test(Buffer.from(whole, 'base64').toString('latin1'));
+}
+
 /** Everything a page can show, redacted and anonymized; counts what was redacted. */
 class Cleaner {
   redactions = 0;
@@ -44,6 +53,11 @@ class Cleaner {
         this.redactions += 1;
         return `${redactionMarker('truncated-token')}…`;
       });
+      const discord = TRUNCATED_DISCORD.exec(out);
+      if (discord && cutDiscordToken(discord.groups!.uid!)) {
+        this.redactions += 1;
+        out = `${out.slice(0, discord.index)}${redactionMarker('truncated-token')}…`;
+      }
     }
     return this.options.anonymizer.anonymize(out);
   }
@@ -63,6 +77,11 @@ class Cleaner {
     }
     return value;
   }
+}
+
+/** Any other text as a share shows it (a search snippet, a line of our own that quotes a path). */
+export function shareText(value: string, options: ShareOptions): string {
+  return new Cleaner(options).text(value);
 }
 
 /** One message as a share shows it: through shareSession, alone in a session of its own. */
@@ -107,23 +126,51 @@ export function shareSession(session: Session, options: ShareOptions): { session
   return { session: shared, redactions: cleaner.redactions };
 }
 
+/** Fields of an index record (a summary, a history prompt) that hold identifiers, times or enums, never user
+ * content: copied as they are. */
+const STRUCTURAL_FIELDS = new Set([
+  'id',
+  'source',
+  'sessionId',
+  'startedAt',
+  'endedAt',
+  'collectedAt',
+  'timestamp',
+  'body',
+  'models',
+  'pattern',
+]);
+/** Objects keyed by a time slot or a model name: their keys are kept, their values cleaned. */
+const STRUCTURAL_KEYS = new Set(['activity', 'tokensByModel']);
+
+/** A deep copy of an index record with every string and every object key cleaned, at any depth, but for the
+ * structural fields above: a field added later (the files a slot edited, a new list of paths) is cleaned
+ * without anyone having to remember it. */
+function shareFields(value: unknown, c: Cleaner, key?: string): unknown {
+  if (key !== undefined && STRUCTURAL_FIELDS.has(key)) return structuredClone(value);
+  if (typeof value === 'string') return c.text(value);
+  if (Array.isArray(value)) return value.map((item) => shareFields(item, c));
+  if (value && typeof value === 'object') {
+    const keepKeys = key !== undefined && STRUCTURAL_KEYS.has(key);
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[keepKeys ? k : c.text(k)] = shareFields(v, c, k);
+    return out;
+  }
+  return value;
+}
+
 export function shareSummary(
   summary: SessionSummary,
   options: ShareOptions,
 ): { summary: SessionSummary; redactions: number } {
   const cleaner = new Cleaner(options);
-  const shared: SessionSummary = {
-    ...summary,
-    title: cleaner.text(summary.title),
-    cwd: cleaner.text(summary.cwd),
-    project: cleaner.text(summary.project),
-    models: [...summary.models],
-    files: summary.files.map((f) => cleaner.text(f)),
-    stats: structuredClone(summary.stats),
-    prompts: summary.prompts.map((p) => ({ ...p, text: cleaner.text(p.text) })),
-  };
-  setOrDelete(shared, 'gitBranch', cleaner.optional(summary.gitBranch));
+  const shared = shareFields(summary, cleaner) as SessionSummary;
   return { summary: shared, redactions: cleaner.redactions };
+}
+
+/** A prompt of the prompt history, cleaned as a summary is (every field but its source, time and session). */
+export function shareHistoryPrompt(prompt: HistoryPrompt, options: ShareOptions): HistoryPrompt {
+  return shareFields(prompt, new Cleaner(options)) as HistoryPrompt;
 }
 
 function shareMessage(m: NormalizedMessage, c: Cleaner, omit: ReadonlySet<OmitPart>): NormalizedMessage {

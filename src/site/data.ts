@@ -5,7 +5,8 @@ import { renderMarkdown } from '../transcript/markdown.ts';
 import { RenderCache } from '../transcript/render-cache.ts';
 import { attachHtml } from '../transcript/render-session.ts';
 import { sessionPage } from '../transcript/session-view.ts';
-import { shareBody, shareHistory, shareSettings, shareSummaries } from '../privacy/share-mode.ts';
+import { shareSettings } from '../privacy/share-mode.ts';
+import { shareLens } from '../privacy/share-lens.ts';
 import type { HistoryPrompt, Session, SessionSummary } from '../model/session.ts';
 import { SOURCE_IDS } from '../model/message.ts';
 import { groupProjects } from '../model/project.ts';
@@ -81,16 +82,17 @@ export function hasHistoryPrompts(): boolean {
 export function loadSummaries(): SessionSummary[] {
   const summaries = readJson<SessionSummary[]>(path.join('index', 'sessions.json'), []);
   const share = shareSettings();
-  // In a share build nothing unredacted reaches Astro's content store, let alone a page; its paths are
-  // anonymized, so only the naming conventions group its worktrees (nothing is read from the disk).
-  if (share) return groupProjects(shareSummaries(share, summaries));
+  // In a share build every record the site reads passes the share lens: nothing unredacted reaches Astro's
+  // content store, the day and week indexes made from it, or a page. Its paths are anonymized, so only the
+  // naming conventions group its worktrees (nothing is read from the disk).
+  if (share) return groupProjects(shareLens(share).summaries(summaries));
   return groupProjects(summaries, cachedProbe());
 }
 
 export function loadHistoryPrompts(): HistoryPrompt[] {
   const history = SOURCE_IDS.flatMap((source) => readJson<HistoryPrompt[]>(path.join('prompts', `${source}.json`), []));
   const share = shareSettings();
-  return share ? shareHistory(share, history) : history;
+  return share ? shareLens(share).history(history) : history;
 }
 
 let cache: { root: string | undefined; value: RenderCache | undefined } | undefined;
@@ -140,7 +142,7 @@ export function loadSessionPage(summary: SessionSummary, page: number): Session 
   const store = rendered && { get: (markdown: string) => rendered.get(markdown) };
   attachHtml(session, (text) => renderMarkdown(text, store));
   const share = shareSettings();
-  const done = share ? shareBody(share, session) : session;
+  const done = share ? shareLens(share).session(session) : session;
   // A short session's pages are kept for its Markdown, rendered next from the same pages (see the site build).
   if (starts.length <= KEPT_PAGES) {
     if (keptPages?.key !== keptKey) keptPages = { key: keptKey, pages: new Map() };

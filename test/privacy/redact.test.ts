@@ -404,6 +404,11 @@ const NEAR_MISSES: string[] = [
   'password: %(db_password)s and token=%TOKEN% and secret=$API_SECRET',
   `integrity sha512-${fill(B64, 86)}== and sig=abc`,
   'ask the task desk; want content and code, not this',
+  // Discord-shaped: three dotted parts, but the first is not a user id in base64 (nor are versions and hashes).
+  `${Buffer.from('12abcdefghijklmnop').toString('base64')}.${fill(ALNUM, 6)}.${fill(ALNUM, 30)}`,
+  'node-v20.19.0-linux-x64.tar.xz, v1.2.3-beta.4+build.5678, 1.0.0.20240101.123456, Python 3.12.4',
+  `${fill(HEX, 40)}.${fill(HEX, 6)}.${fill(HEX, 40)}`,
+  `3f2b8c1e-9d4a-4e7b-8c2d-1a2b3c4d5e6f.${fill(HEX, 6)}.${fill(HEX, 32)}`,
 ];
 
 const sampleText = (s: Sample): string => s.context.replace('%s', s.secret);
@@ -485,6 +490,24 @@ describe('createRedactor', () => {
       expect(text).toBe(input);
     },
   );
+
+  it('redacts a Discord bot token in any position: alone, first, last, quoted, in a header, a URL, JSON', () => {
+    const token = `${Buffer.from('987654321098765432').toString('base64')}.${fill(ALNUM, 6)}.${fill(ALNUM + '-_', 30)}`;
+    const marker = redactionMarker('discord-bot-token');
+    for (const context of [
+      '%s',
+      '%s is the token',
+      'the token is %s',
+      'Authorization: Bot %s',
+      '{"token":"%s"}',
+      'DISCORD_TOKEN=%s\n',
+      'https://example.com/cb?t=%s&x=1',
+      '`%s`',
+      '(%s)',
+    ]) {
+      expect(redactor.redact(context.replace('%s', token)).text, context).toBe(context.replace('%s', marker));
+    }
+  });
 
   it('is idempotent: markers are never redacted again', () => {
     for (const sample of SAMPLES) {
