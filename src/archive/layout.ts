@@ -5,6 +5,7 @@ import { idToPathSegment, sessionPathKey } from '../model/ids.ts';
 import type { SourceId } from '../model/message.ts';
 import type { HistoryPrompt, Session, SessionSummary } from '../model/session.ts';
 import { readJsonFile, writeFileAtomic } from '../util/fs.ts';
+import type { WarningSink } from '../util/warnings.ts';
 import { type SessionBody, messagesFile } from './body-format.ts';
 import { readBodyFile } from './body-reader.ts';
 import { BodyWriter } from './body-writer.ts';
@@ -54,6 +55,8 @@ export class DataDir {
     if (format?.version !== DATA_VERSION) {
       await writeFileAtomic(formatFile, `${JSON.stringify({ format: DATA_FORMAT, version: DATA_VERSION })}\n`);
     }
+    // A lost index is written again from the bodies now (a collect finding nothing changed writes none).
+    await summariesIndex.rebuildMissingIndex(this.summariesFiles);
   }
 
   bodyPath(source: SourceId, sessionId: string): string {
@@ -70,7 +73,7 @@ export class DataDir {
   }
 
   async readSummaries(): Promise<SessionSummary[]> {
-    return summariesIndex.readSummaries(this.summariesFiles.summaries);
+    return summariesIndex.readSummaries(this.summariesFiles);
   }
 
   /** Writes the index of `entries` (see summaries-index.ts). */
@@ -89,6 +92,7 @@ export class DataDir {
 
   private get summariesFiles(): SummariesFiles {
     return {
+      root: this.root,
       summaries: path.join(this.root, 'index', 'sessions.json'),
       collectIndex: path.join(this.root, 'cache', 'collect-index.json'),
     };
@@ -99,16 +103,17 @@ export class DataDir {
   }
 
   /** Writes a session held in memory. */
-  async writeBody(body: { summary: SessionSummary; session: Session }): Promise<void> {
-    const writer = this.bodyWriter(body.summary.body);
+  async writeBody(body: { summary: SessionSummary; session: Session }, warn?: WarningSink): Promise<void> {
+    const writer = this.bodyWriter(body.summary.body, undefined, warn);
     for (const line of bodyLines(body.session)) writer.line(line);
     await writer.commit(body.summary, body.session);
   }
 
   /** A writer that streams a session's message lines to the archive; `append` carries on a body whose
-   * message file is `append.bytes` long (anything after that, from an interrupted run, is cut). */
-  bodyWriter(relative: string, append?: { bytes: number }): BodyWriter {
-    return new BodyWriter(this.inside(relative), append);
+   * message file is `append.bytes` long (anything after that, from an interrupted run, is cut); `warn` is told
+   * of each message kept with parts replaced. */
+  bodyWriter(relative: string, append?: { bytes: number }, warn?: WarningSink): BodyWriter {
+    return new BodyWriter(this.inside(relative), append, warn);
   }
 
   /** The absolute path of a file of the archive; throws for one that would be outside the data directory

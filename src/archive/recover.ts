@@ -16,7 +16,7 @@ const TAIL_CHUNK = 64 * 1024;
 export async function recoverArchive(root: string, crashed: boolean, warn: WarningSink): Promise<void> {
   const marker = path.join(root, CHECKED_MARKER);
   if (!crashed && (await fs.stat(marker).catch(() => undefined))) return;
-  // Not all of cache/: a site build (which takes no lock) may be writing its own temp files there.
+  // Not all of cache/: a site build's own temp files there are its to clean (it holds the lock while it runs).
   for (const dir of ['sessions', 'index', 'prompts', path.join('cache', 'resume')]) {
     await walk(path.join(root, dir), warn);
   }

@@ -1,6 +1,8 @@
 import { promises as fs } from 'node:fs';
+import path from 'node:path';
 import type { SessionSummary } from '../model/session.ts';
 import { readJsonFile, writeFileAtomic } from '../util/fs.ts';
+import { TEMP_FILE } from '../util/line-writer.ts';
 import { fileStamp } from '../util/stamp.ts';
 import { leadingId } from './json-prefix.ts';
 
@@ -8,8 +10,9 @@ import { leadingId } from './json-prefix.ts';
 const COLLECT_INDEX_VERSION = 2;
 
 /** The files of the summaries index: the summaries (index/sessions.json), and the part of them collect checks
- * (cache/collect-index.json). */
+ * (cache/collect-index.json); `root` is the data directory, whose body headers hold every summary too. */
 export interface SummariesFiles {
+  root: string;
   summaries: string;
   collectIndex: string;
 }
@@ -27,8 +30,73 @@ export function indexEntry(summary: SessionSummary): IndexEntry {
   return { id, startedAt, files, stamps: files.map((file) => fileStamps?.[file] ?? null), sourcePresent, body };
 }
 
-export async function readSummaries(file: string): Promise<SessionSummary[]> {
-  return (await readJsonFile<SessionSummary[]>(file)) ?? [];
+/**
+ * Every summary of the archive. A missing index is made from the body headers (each holds its session's
+ * summary); an index that cannot be read or parsed stops the command (read as empty, the next collect would
+ * write an index without the sessions only the archive has).
+ */
+export async function readSummaries(files: SummariesFiles): Promise<SessionSummary[]> {
+  const bytes = await readIndexBytes(files.summaries);
+  if (!bytes) return summariesFromBodies(files.root);
+  return parseIndex(files.summaries, bytes);
+}
+
+/** Writes the index from the body headers when it is missing and the archive has sessions (under the lock). */
+export async function rebuildMissingIndex(files: SummariesFiles): Promise<number> {
+  if (await readIndexBytes(files.summaries)) return 0;
+  const summaries = await summariesFromBodies(files.root);
+  if (summaries.length === 0) return 0;
+  await writeSummaries(files, summaries.map(indexEntry), new Map(summaries.map((s) => [s.id, s])), new Map());
+  return summaries.length;
+}
+
+/** The index's bytes; undefined when there is none; an error in words (path, what to do) when unreadable. */
+async function readIndexBytes(file: string): Promise<Buffer | undefined> {
+  try {
+    return await fs.readFile(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw unusableIndex(file, (error as NodeJS.ErrnoException).code ?? (error as Error).message);
+  }
+}
+
+function parseIndex(file: string, bytes: Buffer): SessionSummary[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(bytes.toString('utf8'));
+  } catch (error) {
+    throw unusableIndex(file, `not valid JSON: ${(error as Error).message}`);
+  }
+  if (!Array.isArray(parsed)) throw unusableIndex(file, 'not a list of sessions');
+  return parsed as SessionSummary[];
+}
+
+function unusableIndex(file: string, why: string): Error {
+  return new Error(
+    `cannot read the session index ${file} (${why.split('\n')[0]}); nothing was changed. Fix its permissions, ` +
+      'or move it away and run collect again to rebuild it from the sessions in the archive',
+  );
+}
+
+/** The summary in each body header under `sessions/<source>/`, for an index that is missing. */
+async function summariesFromBodies(root: string): Promise<SessionSummary[]> {
+  const summaries: SessionSummary[] = [];
+  const sessions = path.join(root, 'sessions');
+  for (const source of await fs.readdir(sessions, { withFileTypes: true }).catch(() => [])) {
+    if (!source.isDirectory()) continue;
+    for (const name of (await fs.readdir(path.join(sessions, source.name))).sort()) {
+      if (!name.endsWith('.json') || TEMP_FILE.test(name)) continue;
+      const summary = await headerSummary(root, `sessions/${source.name}/${name}`);
+      if (summary) summaries.push(summary);
+    }
+  }
+  return summaries.sort((a, b) => a.startedAt.localeCompare(b.startedAt) || a.id.localeCompare(b.id));
+}
+
+/** The summary a body header holds (version 1 and 2 both keep it under `summary`), with the body it is in. */
+async function headerSummary(root: string, relative: string): Promise<SessionSummary | undefined> {
+  const header = await readJsonFile<{ summary?: SessionSummary }>(path.join(root, relative));
+  return header?.summary?.id ? { ...header.summary, body: relative } : undefined;
 }
 
 /**
@@ -61,7 +129,14 @@ export async function writeSummaries(
       if (presence !== undefined) summary.sourcePresent = presence;
       line = summaryLine(summary);
     }
-    if (!line) continue; // not in the index on disk: nothing to keep
+    if (!line && !summary) {
+      // Not in the index on disk (it was lost): the body header still has the summary.
+      summary = await headerSummary(files.root, entry.body);
+      if (!summary) continue; // no body either: nothing to keep
+      if (presence !== undefined) summary.sourcePresent = presence;
+      line = summaryLine(summary);
+    }
+    if (!line) continue;
     lines.push(line);
     const sourcePresent = presence ?? entry.sourcePresent;
     written.push(summary ? indexEntry({ ...summary, sourcePresent }) : { ...entry, sourcePresent });
@@ -79,12 +154,11 @@ export async function writeSummaries(
 
 /** The index on disk as id → the bytes of its summary (an index written whole on one line is re-split). */
 async function readSummaryLines(file: string): Promise<Map<string, Buffer>> {
-  const bytes = await fs.readFile(file).catch(() => undefined);
+  const bytes = await readIndexBytes(file);
   const lines = new Map<string, Buffer>();
   if (!bytes) return lines;
   if (!bytes.subarray(0, 2).equals(Buffer.from('[\n'))) {
-    for (const summary of JSON.parse(bytes.toString('utf8')) as SessionSummary[])
-      lines.set(summary.id, summaryLine(summary));
+    for (const summary of parseIndex(file, bytes)) lines.set(summary.id, summaryLine(summary));
     return lines;
   }
   let from = 2;
@@ -108,9 +182,10 @@ async function readSummaryLines(file: string): Promise<Map<string, Buffer>> {
 export async function readIndexEntries(files: SummariesFiles): Promise<IndexEntry[]> {
   const copy = await readJsonFile<{ version?: number; summaries?: string; entries?: IndexEntry[] }>(files.collectIndex);
   const stamp = fileStamp(files.summaries);
-  if (!stamp) return [];
+  // No index: the sessions of the body headers (collect writes the index from them, see rebuildMissingIndex).
+  if (!stamp) return (await summariesFromBodies(files.root)).map(indexEntry);
   if (copy?.version === COLLECT_INDEX_VERSION && copy.entries && copy.summaries === stamp) return copy.entries;
-  const entries = (await readSummaries(files.summaries)).map(indexEntry);
+  const entries = (await readSummaries(files)).map(indexEntry);
   await writeFileAtomic(
     files.collectIndex,
     JSON.stringify({ version: COLLECT_INDEX_VERSION, summaries: stamp, entries }),

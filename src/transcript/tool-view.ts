@@ -280,8 +280,11 @@ export function toolOutputView(
   }
   if (family === 'shell') {
     const o = json && typeof json === 'object' ? (json as Record<string, unknown>) : undefined;
-    const stdout = typeof o?.stdout === 'string' ? o.stdout : output;
     const stderr = typeof o?.stderr === 'string' && o.stderr.trim() ? o.stderr : undefined;
+    // Structured output with nothing in it while the text has something (a command sent to the background,
+    // "Command running in background with ID: …"): the text is what the model saw.
+    const structured = typeof o?.stdout === 'string' && (o.stdout.trim() || stderr || !output.trim());
+    const stdout = structured ? (o!.stdout as string) : output;
     let body = stdout;
     // Codex exec_command: a few header lines, then `Output:`.
     const header =

@@ -59,17 +59,9 @@ export interface StaticServer {
 export async function startStaticServer(options: StaticServerOptions): Promise<StaticServer> {
   const root = await fs.realpath(path.resolve(options.root));
   const clients = new Set<http.ServerResponse>();
+  const base = basePath(options.base);
   const server = http.createServer((request, response) => {
-    const base = (options.base ?? '/').replace(/\/?$/, '/');
-    if (base !== '/' && request.url) {
-      // Pages link to `<base>…`: strip it; the live endpoints stay at the root.
-      if (request.url.startsWith(base)) request.url = request.url.slice(base.length - 1);
-      else if (!request.url.startsWith(LIVE_PREFIX)) {
-        response.writeHead(302, { ...SECURITY_HEADERS, Location: base });
-        return void response.end();
-      }
-    }
-    void handle(root, request, response, options.live === true, clients).catch(() => {
+    void handle(root, base, request, response, options.live === true, clients).catch(() => {
       if (!response.headersSent) send(response, 500, 'text/plain; charset=utf-8', 'Internal error\n');
       else response.destroy();
     });
@@ -97,6 +89,7 @@ export async function startStaticServer(options: StaticServerOptions): Promise<S
 
 async function handle(
   root: string,
+  base: string,
   request: http.IncomingMessage,
   response: http.ServerResponse,
   live: boolean,
@@ -106,7 +99,13 @@ async function handle(
     response.setHeader('Allow', 'GET, HEAD');
     return send(response, 405, 'text/plain; charset=utf-8', 'Method not allowed\n');
   }
-  const rawPath = (request.url ?? '/').split(/[?#]/, 1)[0]!;
+  // `//days` would be a protocol-relative URL in a Location header (another host): one leading slash only.
+  let rawPath = (request.url ?? '/').split(/[?#]/, 1)[0]!.replace(/^\/+/, '/');
+  if (base !== '/' && !rawPath.startsWith(LIVE_PREFIX)) {
+    // Pages link to `<base>…`: strip it; anything outside it goes to the base (the live endpoints stay at the root).
+    if (!rawPath.startsWith(base)) return redirect(response, 302, base);
+    rawPath = rawPath.slice(base.length - 1).replace(/^\/+/, '/');
+  }
   let urlPath: string;
   try {
     urlPath = decodeURIComponent(rawPath);
@@ -137,8 +136,7 @@ async function handle(
   }
   const file = await findFile(root, urlPath);
   if (file === 'redirect') {
-    response.writeHead(301, { ...SECURITY_HEADERS, Location: `${rawPath}/` });
-    return void response.end();
+    return redirect(response, 301, `${base}${rawPath.slice(1)}/`);
   }
   if (!file) {
     const notFound = await findFile(root, '/404.html');
@@ -146,6 +144,17 @@ async function handle(
     return send(response, 404, 'text/plain; charset=utf-8', 'Not found\n');
   }
   return sendFile(response, request, file, 200, live);
+}
+
+/** The base as a path `/…/` (one leading slash, one trailing), so every Location built on it stays on this host. */
+function basePath(base: string | undefined): string {
+  return `/${(base ?? '/').replace(/^\/+|\/+$/g, '')}/`.replace(/^\/\/$/, '/');
+}
+
+/** A redirect to a path of this server: `location` always starts with exactly one slash. */
+function redirect(response: http.ServerResponse, status: 301 | 302, location: string): void {
+  response.writeHead(status, { ...SECURITY_HEADERS, Location: location.replace(/^\/+/, '/') });
+  response.end();
 }
 
 const SECURITY_HEADERS = {

@@ -23,6 +23,10 @@ function rawRequest(port: number, target: string): Promise<{ status: number; hea
   });
 }
 
+function locationOf(headers: string): string | undefined {
+  return /^location: (.*)$/m.exec(headers)?.[1]?.trim();
+}
+
 let root: string;
 let outside: string;
 let server: StaticServer;
@@ -78,6 +82,16 @@ describe('serve', () => {
   });
 
   it.each([
+    ['//days', '/days/'],
+    ['///days', '/days/'],
+    ['//days?x=1', '/days/'],
+  ])('redirects %s to a path on this host, never to another host', async (target, location) => {
+    const response = await rawRequest(server.port, target);
+    expect(response.status).toBe(301);
+    expect(locationOf(response.headers)).toBe(location);
+  });
+
+  it.each([
     '/../../etc/passwd',
     '/..%2f..%2fetc%2fpasswd',
     '/%2e%2e/%2e%2e/etc/passwd',
@@ -112,6 +126,18 @@ describe('serve', () => {
       expect(outside.status).toBe(302);
       expect(outside.headers).toContain('location: /logbook/');
       expect((await rawRequest(based.port, '/logbook/../secret.txt')).status).toBe(400);
+      const home = await rawRequest(based.port, '/');
+      expect(home.status).toBe(302);
+      expect(home.headers).toContain('location: /logbook/');
+      expect(await (await fetch(`${based.url}logbook/`)).text()).toContain('home');
+      // A directory under the base keeps the base in its redirect, and `//` never leaves the host.
+      for (const target of ['/logbook/days', '/logbook//days']) {
+        const dir = await rawRequest(based.port, target);
+        expect(dir.status).toBe(301);
+        expect(locationOf(dir.headers)).toBe('/logbook/days/');
+      }
+      const outsideDouble = await rawRequest(based.port, '//evil.example/logbook/');
+      expect(locationOf(outsideDouble.headers)).toBe('/logbook/');
     } finally {
       await based.close();
     }
