@@ -39,6 +39,24 @@ export function commandLine(text: string): string | undefined {
   return args ? `${name} ${args}` : name;
 }
 
+/**
+ * The text an old-format slash command sent the model (`<command-contents>` inside the command record, as `/init`
+ * wrote it before the expansion became a record of its own): the `text` of the JSON it usually holds, else the
+ * contents as they are. Undefined when there are none.
+ */
+export function commandContents(text: string): string | undefined {
+  const contents = /<command-contents>([\s\S]*?)<\/command-contents>/.exec(text)?.[1]?.trim();
+  if (!contents) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(contents);
+    if (parsed && typeof parsed === 'object' && typeof (parsed as { text?: unknown }).text === 'string')
+      return (parsed as { text: string }).text.trim() || undefined;
+  } catch {
+    // Not JSON: the contents are the text.
+  }
+  return contents;
+}
+
 /** Removes terminal colour codes from command output. */
 export function stripAnsi(text: string): string {
   // eslint-disable-next-line no-control-regex

@@ -1,6 +1,6 @@
 import type { MessageSegment, ToolStatus } from '../../model/message.ts';
 import type { ClaudeContentBlock, ClaudeRecord } from './schema.ts';
-import { classifyUserText, commandLine, stripAnsi } from './classify.ts';
+import { classifyUserText, commandContents, commandLine, stripAnsi } from './classify.ts';
 import { blocksOf, imageSegment, toolResultText } from './content-blocks.ts';
 import type { MessageWriter } from './message-writer.ts';
 
@@ -49,6 +49,21 @@ export function addUser(writer: MessageWriter, record: ClaudeRecord, line: numbe
     },
     toolResults.length > 0 ? 'text' : undefined,
   );
+  // What an old-format command sent the model rides inside its record: kept as the expansion that newer versions
+  // write as a record of its own, so it shows, exports and is searched the same way.
+  const sent = kind === 'command' ? commandContents(text) : undefined;
+  if (sent)
+    writer.push(
+      line,
+      record,
+      {
+        role: 'meta',
+        source_type: 'message',
+        segments: [{ channel: 'input', type: 'text', format: 'text', text: sent }],
+        metadata: { kind: 'injected', is_meta: true },
+      },
+      'contents',
+    );
 }
 
 /** One tool result (in a user record, or a server tool's result inside an assistant record). */
