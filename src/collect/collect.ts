@@ -260,7 +260,7 @@ async function collectLocked(data: DataDir, options: CollectOptions): Promise<Co
         if (item.session.partial && archivedWhole(archived)) continue; // the archive has the full session; keep it
         const summary = summarize(item.session, data.bodyPath(source.id, item.session.sessionId), now);
         summary.fileStamps = stampsOf(summary.files);
-        await data.writeBody({ summary, session: item.session });
+        await data.writeBody({ summary, session: item.session }, ctx.warn);
         record(summary);
         report.sessions += 1;
         if (!archived) report.added += 1;

@@ -31,9 +31,10 @@ export function clip(text: string, max = MAX_INDEXED_CHARS): string {
   return `${text.slice(0, head)}\n…\n${text.slice(tail)}`;
 }
 
-function joined(parts: (string | undefined)[]): string {
+/** Archives written before messages were checked (model/message-schema.ts) may hold other types here. */
+function joined(parts: unknown[]): string {
   return parts
-    .filter((p): p is string => !!p && p.trim() !== '')
+    .filter((p): p is string => typeof p === 'string' && p.trim() !== '')
     .join('\n\n')
     .trim();
 }
@@ -52,8 +53,8 @@ export function searchableTexts(m: NormalizedMessage): { kind: SearchKind; text:
   const push = (k: SearchKind, text: string) => {
     if (text) out.push({ kind: k, text: clip(text) });
   };
-  const texts = m.segments.filter((s) => s.type === 'text');
-  if (m.tool_call) {
+  const texts = (Array.isArray(m.segments) ? m.segments : []).filter((s) => s?.type === 'text');
+  if (m.tool_call && typeof m.tool_call === 'object') {
     const call = m.tool_call;
     if (m.source_type === 'tool_result' || call.output !== undefined) {
       push('tool-output', joined([call.output, ...texts.map((s) => s.text)]));

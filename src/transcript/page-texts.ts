@@ -25,8 +25,10 @@ export interface PageTextRow {
  * first prompt, which has a row of its own), project name and directory.
  */
 export function sessionAbout(summary: SessionSummary): string {
-  const first = summary.prompts?.[0]?.text.replace(/…$/, '') ?? '';
-  const ownTitle = first && summary.title.startsWith(first.slice(0, 40)) ? '' : summary.title;
+  const prompt: unknown = summary.prompts?.[0]?.text;
+  const first = typeof prompt === 'string' ? prompt.replace(/…$/, '') : '';
+  const title = typeof summary.title === 'string' ? summary.title : '';
+  const ownTitle = first && title.startsWith(first.slice(0, 40)) ? '' : title;
   return [ownTitle, projectName(summary.cwd), summary.cwd].filter(Boolean).join('\n');
 }
 
@@ -50,7 +52,8 @@ export class SessionTextCollector {
       this.callIndex.set(message.tool_call.call_id, at!);
     for (const { kind, text } of searchableTexts(message)) {
       if (kind !== 'prompt' && kind !== 'answer') continue;
-      const row = { ts: message.timestamp, kind, index: at, text };
+      // An archive written before messages were checked may hold a time that is not text.
+      const row = { ts: typeof message.timestamp === 'string' ? message.timestamp : '', kind, index: at, text };
       if (main) this.main.push(row);
       else this.fromSubagents.push({ ...row, thread });
     }

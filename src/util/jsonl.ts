@@ -1,10 +1,11 @@
 import { isUtf8 } from 'node:buffer';
 import type { Hash } from 'node:crypto';
+import { cutDeeperThan } from '../model/message-schema.ts';
 import { openRegular } from './fs.ts';
 import type { WarningSink } from './warnings.ts';
 
-/** Records nested deeper than this are skipped: recursive code (JSON.stringify among it) would overflow the
- * stack on them, and no real record comes close. */
+/** Parts of a record nested deeper than this are replaced with a marker: recursive code (JSON.stringify among
+ * it) would overflow the stack on them, and no real record comes close. */
 export const MAX_JSON_DEPTH = 1000;
 
 export interface JsonlRecord {
@@ -103,8 +104,13 @@ export async function* readJsonlChunks(
       return undefined;
     }
     if (body.length > MAX_JSON_DEPTH && nestedDeeperThan(body, value, MAX_JSON_DEPTH)) {
-      warn({ file, line: lineNo, message: `nested more than ${MAX_JSON_DEPTH} levels deep; line skipped` });
-      return undefined;
+      // Only the deep part is lost: the rest of the record (a tool call around a deep input) is still read.
+      cutDeeperThan(value, MAX_JSON_DEPTH);
+      warn({
+        file,
+        line: lineNo,
+        message: `nested more than ${MAX_JSON_DEPTH} levels deep; the deeper part replaced with a marker`,
+      });
     }
     if (LONE_SURROGATE_ESCAPE.test(text) && hasLoneSurrogate(value)) {
       value = makeWellFormed(value);

@@ -109,7 +109,7 @@ describe('one bad record costs that record only', () => {
     expect(first.code, first.stderr).toBe(0);
     const warned = (file: string, line: number, text: RegExp) =>
       expect(first.stderr).toMatch(new RegExp(`warning: ${escape(file)}:${line}: ${text.source}`));
-    warned(claudeFile, 3, /nested more than 1000 levels deep; line skipped/);
+    warned(claudeFile, 3, /nested more than 1000 levels deep; the deeper part replaced with a marker/);
     warned(claudeFile, 4, /record not understood \(TypeError: .*\); skipped/);
     warned(claudeFile, 5, /record not understood \(TypeError: uuid is not a string\); skipped/);
     warned(claudeFile, 6, /timestamp "\+275760-09-13T00:00:00.000Z" is outside 2000–2100; ignored/);
@@ -117,15 +117,17 @@ describe('one bad record costs that record only', () => {
     warned(claudeHistory, 2, /timestamp 100000000000000000000 is outside 2000–2100; entry skipped/);
     warned(claudeHistory, 3, /history entry without display text or timestamp; skipped/);
     warned(claudeHistory, 4, /history entry without display text or timestamp; skipped/);
-    warned(claudeHistory, 5, /nested more than 1000 levels deep; line skipped/);
-    warned(rollout, 4, /nested more than 1000 levels deep; line skipped/);
+    warned(claudeHistory, 5, /nested more than 1000 levels deep; the deeper part replaced with a marker/);
+    warned(rollout, 4, /nested more than 1000 levels deep; the deeper part replaced with a marker/);
     warned(rollout, 6, /timestamp 100000000000000000000 is outside 2000–2100; ignored/);
     warned(
       path.join(home, '.codex', 'history.jsonl'),
       2,
       /ts 100000000000000000000 is outside 2000–2100; entry skipped/,
     );
-    expect(first.stderr).toMatch(/conversations_v2 row 1 \(\/w\/a\) is nested more than 1000 levels deep; skipped/);
+    expect(first.stderr).toMatch(
+      /conversations_v2 row 1 \(\/w\/a\) is nested more than 1000 levels deep; the deeper part replaced with a marker/,
+    );
 
     // Everything after the bad lines is there.
     expect(await texts(data, `claude-code/${CLAUDE_ID}`)).toEqual(
@@ -135,12 +137,14 @@ describe('one bad record costs that record only', () => {
       expect.arrayContaining(['codex first answer', 'codex last', 'codex answer after the bad lines']),
     );
     expect(await texts(data, 'amazon-q/q-good')).toEqual(expect.arrayContaining(['good q answer']));
+    // Only the deep part of a deep record is lost.
+    expect(await texts(data, 'amazon-q/q-deep')).toEqual(expect.arrayContaining(['deep prompt', 'deep answer']));
     const prompts = JSON.parse(await fs.readFile(path.join(data, 'prompts', 'claude-code.json'), 'utf8')) as Array<{
       text: string;
       project?: unknown;
     }>;
-    expect(prompts.map((p) => p.text)).toEqual(['kept before', 'kept after']);
-    expect(prompts[1]!.project).toBeUndefined();
+    expect(prompts.map((p) => p.text)).toEqual(['deep', 'kept before', 'kept after']);
+    expect(prompts[2]!.project).toBeUndefined();
     const codexPrompts = JSON.parse(await fs.readFile(path.join(data, 'prompts', 'codex.json'), 'utf8')) as Array<{
       text: string;
     }>;

@@ -59,6 +59,7 @@ describe.skipIf(!present)('the Claude Code reader over every real sample', async
     const { warnings, sessions } = await readDir(path.join(CLAUDE_SAMPLES, 'daaain'));
     const shown = warnings.filter((w) => w.file.endsWith('edge_cases.jsonl')).map((w) => `${w.line}: ${w.message}`);
     expect(shown).toEqual([
+      '11: message is string, not an object; read what fits the format',
       '13: line is JSON but not a record object; kept as meta',
       '15: line is JSON but not a record object; kept as meta',
       '16: line is JSON but not a record object; kept as meta',

@@ -1,3 +1,4 @@
+import { cutDeeperThan } from '../../model/message-schema.ts';
 import { MAX_JSON_DEPTH, nestedDeeperThan } from '../../util/jsonl.ts';
 import type { Source, SourceContext, SourceItem, SourceLocation } from '../source.ts';
 import { candidateExports, locateAmazonQ } from './paths.ts';
@@ -122,12 +123,13 @@ function parseRow(row: ConversationRow, ctx: SourceContext, quiet = false): QCon
   try {
     const value = JSON.parse(row.value.toString('utf8')) as unknown;
     if (nestedDeeperThan(row.value, value, MAX_JSON_DEPTH)) {
+      // One deep tool argument costs that argument, not the conversation.
+      cutDeeperThan(value, MAX_JSON_DEPTH);
       if (!quiet)
         ctx.warn({
           file: row.file,
-          message: `${describeRow(row)} is nested more than ${MAX_JSON_DEPTH} levels deep; skipped`,
+          message: `${describeRow(row)} is nested more than ${MAX_JSON_DEPTH} levels deep; the deeper part replaced with a marker`,
         });
-      return undefined;
     }
     if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as QConversationState;
     if (!quiet) ctx.warn({ file: row.file, message: `${describeRow(row)} is not a ConversationState object; skipped` });

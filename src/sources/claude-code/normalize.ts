@@ -172,6 +172,10 @@ export class ThreadNormalizer {
       return;
     }
     if (record.uuid) this.seen.markOwn(record.uuid);
+    const odd = oddParts(record);
+    if (odd.length > 0) {
+      this.options.warn?.({ file: this.file, line, message: `${odd.join(', ')}; read what fits the format` });
+    }
     // Fields that reach summaries and paths must be strings: a record with an odd type there is not trusted.
     if (typeof record.cwd === 'string' && record.cwd) this.cwd ??= record.cwd;
     if (typeof record.gitBranch === 'string' && record.gitBranch) this.gitBranch = record.gitBranch;
@@ -245,4 +249,36 @@ export class ThreadNormalizer {
     this.written += 1;
     this.out.message(this.thread, m);
   }
+}
+
+/** The parts of a record whose type is not the format's (each is read as absent or as text, not trusted). */
+function oddParts(record: ClaudeRecord): string[] {
+  const odd: string[] = [];
+  const kind = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v);
+  // A number is the message writer's to judge (it warns when one is out of range).
+  const ts: unknown = record.timestamp;
+  if (ts != null && typeof ts !== 'number' && (typeof ts !== 'string' || Number.isNaN(Date.parse(ts))))
+    odd.push(`timestamp ${JSON.stringify(record.timestamp).slice(0, 40)} is not a time`);
+  const message: unknown = record.message;
+  if (message === undefined) return odd;
+  if (typeof message !== 'object' || message === null || Array.isArray(message)) {
+    odd.push(`message is ${kind(message)}, not an object`);
+    return odd;
+  }
+  const { content, usage } = message as { content?: unknown; usage?: unknown };
+  if (usage != null && typeof usage === 'object') {
+    const notCounts = Object.entries(usage).filter(([k, v]) => k.endsWith('_tokens') && typeof v !== 'number');
+    if (notCounts.length > 0) odd.push(`usage ${notCounts.map(([k]) => k).join(', ')} not numbers`);
+  }
+  if (content != null && typeof content !== 'string' && !Array.isArray(content))
+    odd.push(`message content is ${kind(content)}`);
+  for (const block of Array.isArray(content) ? (content as unknown[]) : []) {
+    if (typeof block !== 'object' || block === null) continue;
+    const b = block as { type?: unknown; input?: unknown; content?: unknown };
+    if (b.type === 'tool_use' && (typeof b.input !== 'object' || b.input === null || Array.isArray(b.input)))
+      odd.push(`tool_use input is ${kind(b.input)}`);
+    if (b.type === 'tool_result' && b.content != null && typeof b.content !== 'string' && !Array.isArray(b.content))
+      odd.push(`tool_result content is ${kind(b.content)}`);
+  }
+  return odd;
 }

@@ -343,8 +343,8 @@ export async function collectSession(
       ? await resumable(saved, paths)
       : undefined;
   if (saved && hashes) {
-    const writer = data.bodyWriter(target.bodyPath, { bytes: saved.bodyBytes });
     const resumeWarnings: Parameters<WarningSink>[0][] = [];
+    const writer = data.bodyWriter(target.bodyPath, { bytes: saved.bodyBytes }, (w) => resumeWarnings.push(w));
     try {
       const streamed = await streamSession(files, (w) => resumeWarnings.push(w), isKnownSession, writer, {
         state: saved,
@@ -362,7 +362,7 @@ export async function collectSession(
     }
     writer.discard();
   }
-  const writer = data.bodyWriter(target.bodyPath);
+  const writer = data.bodyWriter(target.bodyPath, undefined, warn);
   let streamed: StreamedSession | undefined;
   try {
     streamed = await streamSession(files, warn, isKnownSession, writer);

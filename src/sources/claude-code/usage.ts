@@ -48,17 +48,17 @@ export class ResponseUsages {
   }
 
   record(responseId: string, usage: ClaudeUsage, model: string | undefined): void {
-    const cacheCreation = usage.cache_creation_input_tokens ?? 0;
+    const cacheCreation = count(usage.cache_creation_input_tokens);
     const oneHour = usage.cache_creation?.ephemeral_1h_input_tokens;
     const next: TokenUsage = {
-      input: usage.input_tokens ?? 0,
-      output: usage.output_tokens ?? 0,
-      cacheRead: usage.cache_read_input_tokens ?? 0,
+      input: count(usage.input_tokens),
+      output: count(usage.output_tokens),
+      cacheRead: count(usage.cache_read_input_tokens),
       cacheCreation,
       ...(typeof oneHour === 'number' && oneHour > 0 ? { cacheCreation1h: Math.min(oneHour, cacheCreation) } : {}),
     };
     const r = this.entry(responseId);
-    if (model) r.model = model;
+    if (typeof model === 'string' && model) r.model = model;
     // Streamed lines repeat the usage of message_start; the final line carries the real output count.
     if (r.best && next.output < r.best[1]) return;
     if (r.first && r.shown === undefined) r.shown = r.best ?? null; // its first message shows the old best
@@ -92,4 +92,11 @@ export class ResponseUsages {
       delete r.shown;
     }
   }
+}
+
+/** A token count as the record gives it: a number, or a numeric string; anything else (a line with a wrong type)
+ * counts 0, so the session's totals stay numbers. */
+function count(value: unknown): number {
+  const n = typeof value === 'number' ? value : typeof value === 'string' ? Number(value) : 0;
+  return Number.isFinite(n) && n > 0 ? n : 0;
 }
