@@ -3,9 +3,12 @@ import { existsSync, promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { lockDataDir } from '../archive/lock.ts';
+import { recoverArchive } from '../archive/recover.ts';
 import { siteAndBase } from '../model/site-url.ts';
 import type { ShareSettings } from '../privacy/share-mode.ts';
 import type { SiteBuildOptions, SiteBuildReport } from '../site/build/build.ts';
+import { formatWarning } from '../util/warnings.ts';
 
 export { siteAndBase } from '../model/site-url.ts';
 
@@ -35,14 +38,33 @@ export interface BuildSiteOptions {
   /** Render and write every page, whatever the last build left (`build --full`). */
   full?: boolean;
   onProgress?: SiteBuildOptions['onProgress'];
+  /** Told of each page that could not be rendered (default: stderr). */
+  onWarning?: SiteBuildOptions['onWarning'];
   /** Render workers kept between builds (serve --watch). */
   workers?: SiteBuildOptions['workers'];
+  /** Waiting for the data directory's lock (a collect writing it): what to say, and for how long. */
+  lock?: { onWait?: (message: string) => void; waitMs?: number };
 }
 
 /** Builds the site over a data directory, rendering only what changed since the last build into `outDir`
  * (see src/site/build/build.ts). The site reads its inputs from the environment, so the pages and the
  * content config stay free of CLI plumbing. */
 export async function buildSite(options: BuildSiteOptions): Promise<SiteBuildResult> {
+  // The build reads the archive from start to end: a collect (another command, the MCP server's) that wrote
+  // it meanwhile would change a session between its page and its Markdown, or a file under a reader. Taken
+  // after the build's own collect released it.
+  const say = options.lock?.onWait ?? ((message: string) => process.stderr.write(`${message}\n`));
+  const lock = await lockDataDir(options.dataDir, { onWait: say, waitMs: options.lock?.waitMs });
+  try {
+    // The holder before was killed mid-write: put the archive in order first, as a collect would.
+    if (lock.tookOverStale) await recoverArchive(options.dataDir, true, (w) => say(`  warning: ${formatWarning(w)}`));
+    return await buildSiteLocked(options);
+  } finally {
+    await lock.release();
+  }
+}
+
+async function buildSiteLocked(options: BuildSiteOptions): Promise<SiteBuildResult> {
   const { prerender } = await import('../transcript/prerender.ts');
   const started = Date.now();
   const { sanitized, segments, sessions } = await prerender(options.dataDir);
@@ -72,6 +94,7 @@ export async function buildSite(options: BuildSiteOptions): Promise<SiteBuildRes
       full: options.full,
       onProgress: options.onProgress,
       workers: options.workers,
+      onWarning: options.onWarning,
       // Alongside a few pages only: with many, the render workers have the cores (and the memory).
       onOutputs: (outputs, toRender) => {
         if (withSearch && toRender <= SEARCH_ALONGSIDE_PAGES) startSearch(outputs);

@@ -1,3 +1,4 @@
+import { lockWaitFromEnv } from '../archive/lock.ts';
 import type { CollectReport } from '../collect/collect.ts';
 import { buildSite, type BuildSiteOptions, type SiteBuildResult } from './build-site.ts';
 import type { CliIo } from './io.ts';
@@ -31,9 +32,14 @@ export async function collectAndBuild(
   const collected = await runCollect(resolved, io, { ...collect, progress });
   const options = await site();
   const buildStarted = Date.now();
-  const built = await buildSite(progress ? { ...options, onProgress: siteBuildProgress(progress) } : options).finally(
-    () => progress?.clear(),
-  );
+  // The build takes the data directory's lock again (the collect released it): see buildSite.
+  const lock = { onWait: (message: string) => io.stderr(`${message}\n`), waitMs: lockWaitFromEnv(io.env) };
+  const built = await buildSite({
+    ...options,
+    lock,
+    onWarning: (message: string) => io.stderr(`  warning: ${message}\n`),
+    ...(progress ? { onProgress: siteBuildProgress(progress) } : {}),
+  }).finally(() => progress?.clear());
   return { collected, built, buildStarted };
 }
 

@@ -1,5 +1,7 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { type Dirent, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
 import type { SessionSummary } from '../model/session.ts';
 import { dayOf } from '../stats/calendar.ts';
 
@@ -17,10 +19,22 @@ export interface Commit {
 
 const DAY_MS = 86_400_000;
 
+/** Settings that would have git start a program the user configured (a signature check with `gpg.program`, an
+ * fsmonitor hook, a pager, an external diff or textconv driver) or colour its output: reading history needs none. */
+const QUIET_CONFIG = ['core.fsmonitor=false', 'core.pager=cat', 'log.showSignature=false', 'color.ui=false'].flatMap(
+  (setting) => ['-c', setting],
+);
+
 function git(cwd: string, args: string[]): string | undefined {
-  const run = spawnSync('git', ['-C', cwd, '--no-optional-locks', '-c', 'core.fsmonitor=false', ...args], {
+  const run = spawnSync('git', ['-C', cwd, '--no-optional-locks', ...QUIET_CONFIG, ...args], {
     encoding: 'utf8',
-    env: { ...process.env, GIT_OPTIONAL_LOCKS: '0', GIT_TERMINAL_PROMPT: '0', GIT_PAGER: 'cat' },
+    env: {
+      ...process.env,
+      GIT_OPTIONAL_LOCKS: '0',
+      GIT_TERMINAL_PROMPT: '0',
+      GIT_PAGER: 'cat',
+      GIT_CONFIG_NOSYSTEM: '1',
+    },
     timeout: 20_000,
     maxBuffer: 64 * 1024 * 1024,
     stdio: ['ignore', 'pipe', 'ignore'],
@@ -50,6 +64,9 @@ export function commitsOf(repo: string, email: string, fromIso: string, toIso: s
     'log',
     '--all',
     '--no-color',
+    '--no-show-signature',
+    '--no-ext-diff',
+    '--no-textconv',
     '--fixed-strings',
     '--regexp-ignore-case',
     `--author=<${email}>`,
@@ -75,13 +92,80 @@ export interface Outcomes {
   commits: Map<string, Commit[]>;
 }
 
+/**
+ * A stamp of the state of the repository holding `dir`, found as git finds it (a `.git` folder, or a `.git`
+ * file naming one: a linked worktree, a submodule) and read without running git: where it is, and the size,
+ * mtime and inode of HEAD, the config (the user's e-mail), packed-refs and every folder of refs. Git writes a
+ * ref to a lock file renamed over it, which changes its folder's mtime: a commit, a checkout, a fetch or a
+ * rebase changes the stamp, at the cost of a stat per folder, not per ref. '' when `dir` is in no repository.
+ */
+export function repositoryStamp(dir: string): string {
+  const found = gitDirOf(dir);
+  if (!found) return '';
+  const { gitDir, commonDir } = found;
+  const h = createHash('sha256').update(`${gitDir}\0${commonDir}\0`);
+  const stamp = (file: string) => {
+    const stat = statSync(file, { throwIfNoEntry: false });
+    if (stat) h.update(`${file}:${stat.size}:${stat.mtimeMs}:${stat.ino}\0`);
+    return stat?.isDirectory() === true;
+  };
+  const walk = (folder: string): void => {
+    if (!stamp(folder)) return;
+    let entries: Dirent[] = [];
+    try {
+      entries = readdirSync(folder, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      if (entry.isDirectory()) walk(path.join(folder, entry.name));
+    }
+  };
+  stamp(path.join(gitDir, 'HEAD'));
+  stamp(path.join(commonDir, 'config'));
+  stamp(path.join(commonDir, 'packed-refs'));
+  walk(path.join(commonDir, 'refs'));
+  walk(path.join(commonDir, 'reftable'));
+  return `${gitDir}:${h.digest('hex').slice(0, 20)}`;
+}
+
+function gitDirOf(dir: string): { gitDir: string; commonDir: string } | undefined {
+  if (!dir || !path.isAbsolute(dir)) return undefined;
+  for (let at = dir; ; at = path.dirname(at)) {
+    const dotGit = path.join(at, '.git');
+    const stat = statSync(dotGit, { throwIfNoEntry: false });
+    let gitDir: string | undefined;
+    if (stat?.isDirectory()) gitDir = dotGit;
+    else if (stat?.isFile()) {
+      const named = /^gitdir:\s*(.+?)\s*$/m.exec(readText(dotGit) ?? '')?.[1];
+      if (named) gitDir = path.resolve(at, named);
+    }
+    if (gitDir) {
+      const common = readText(path.join(gitDir, 'commondir'))?.trim();
+      return { gitDir, commonDir: common ? path.resolve(gitDir, common) : gitDir };
+    }
+    if (path.dirname(at) === at) return undefined;
+  }
+}
+
+function readText(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/** Outcomes by the sessions' folders and the state of their repositories: a process that builds again
+ * (`serve --watch`, the MCP server) asks git again once a commit (or a checkout, a fetch) changed one. */
 const cache = new Map<string, Outcomes>();
 
 export function gitOutcomes(sessions: readonly SessionSummary[]): Outcomes {
-  const key = sessions
-    .map((s) => `${s.cwd}\u0000${s.startedAt}\u0000${s.endedAt}`)
-    .sort()
-    .join('\u0001');
+  const cwds = new Set(sessions.map((s) => s.cwd));
+  const key = [
+    ...sessions.map((s) => `${s.cwd}\u0000${s.startedAt}\u0000${s.endedAt}`).sort(),
+    ...[...cwds].sort().map((cwd) => `${cwd}\u0000${repositoryStamp(cwd)}`),
+  ].join('\u0001');
   const known = cache.get(key);
   if (known) return known;
   const repoOf = new Map<string, string>();
@@ -108,8 +192,33 @@ export function gitOutcomes(sessions: readonly SessionSummary[]): Outcomes {
     commits.set(root, commitsOf(root, email, from, new Date(Date.parse(to) + DAY_MS).toISOString()));
   }
   const outcomes = { repoOf, commits };
+  // Keys of repositories' states gone by would only pile up in a long-running process.
+  if (cache.size >= 4096) cache.clear();
   cache.set(key, outcomes);
   return outcomes;
+}
+
+/**
+ * The commits `gitOutcomes(sessions)` would hold, from outcomes over more sessions (a whole build's): each
+ * repository's commits from the first start of these sessions in it to their last end, plus a day. What a
+ * page over these sessions may show, for its key.
+ */
+export function commitsOfSessions(outcomes: Outcomes, sessions: readonly SessionSummary[]): Commit[] {
+  const span = new Map<string, { from: number; to: number }>();
+  for (const s of sessions) {
+    const repo = outcomes.repoOf.get(s.cwd);
+    if (!repo || !s.startedAt) continue;
+    const from = Date.parse(s.startedAt);
+    const to = Date.parse(s.endedAt || s.startedAt) + DAY_MS;
+    const r = span.get(repo);
+    span.set(repo, r ? { from: Math.min(r.from, from), to: Math.max(r.to, to) } : { from, to });
+  }
+  return [...span].flatMap(([repo, { from, to }]) =>
+    (outcomes.commits.get(repo) ?? []).filter((c) => {
+      const t = Date.parse(c.at);
+      return t >= from && t <= to;
+    }),
+  );
 }
 
 /** The commits authored on these local days in the repositories of these sessions. */

@@ -3,7 +3,8 @@ import type { HistoryPrompt, SessionSummary } from '../model/session.ts';
 import { computeStats, type StatsJson } from '../stats/aggregate.ts';
 import { previousWeek, weekDays, weekOf, type WeekStart } from '../stats/calendar.ts';
 import { buildDayIndexes, buildProjectIndexes, type DayIndex, type ProjectIndex } from '../stats/indexes.ts';
-import { insightLines } from '../insights/report-lines.ts';
+import { repositoryStamp } from '../insights/git.ts';
+import { insightLines, sessionsOfDays } from '../insights/report-lines.ts';
 import { type PeriodReport, weekReport, weeksWithActivity } from '../report/reports.ts';
 import { dataDir, hasHistoryPrompts, hasSummaries, indexStamp, siteOptions } from './data.ts';
 
@@ -52,14 +53,18 @@ export function siteIndexes(): Promise<SiteIndexes> {
   return value;
 }
 
-/** Each week's report, made once per build for the week's page and its Markdown. */
+/** Each week's report, made once per build for the week's page and its Markdown. Its commits are read from
+ * the sessions' repositories: it is made again when one of them changed (the archive's index may not have). */
 const weekReports = new WeakMap<SiteIndexes, Map<string, PeriodReport>>();
 export async function siteWeekReport(week: string): Promise<PeriodReport> {
   const indexes = await siteIndexes();
   let reports = weekReports.get(indexes);
   if (!reports) weekReports.set(indexes, (reports = new Map()));
-  let report = reports.get(week);
-  if (!report) reports.set(week, (report = weekReport(indexes.days, week, indexes.timeZone, indexes.weekStart)));
+  const sessions = sessionsOfDays(indexes.days, weekDays(week, indexes.weekStart));
+  const repositories = [...new Set(sessions.map((s) => s.cwd))].map(repositoryStamp).sort();
+  const key = JSON.stringify([week, repositories]);
+  let report = reports.get(key);
+  if (!report) reports.set(key, (report = weekReport(indexes.days, week, indexes.timeZone, indexes.weekStart)));
   return report;
 }
 

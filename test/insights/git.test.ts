@@ -107,27 +107,120 @@ describe('git outcomes', () => {
 
   it('a day report counts the commits next to the sessions', async () => {
     const repo = await makeRepo();
-    const home = await tempDir('git-home');
-    const dir = path.join(home, '.claude', 'projects', 'webapp');
-    await fs.mkdir(dir, { recursive: true });
-    const id = '12121212-1212-4121-8121-121212121212';
-    const record = (type: string, at: string, message: unknown, n: number) =>
-      JSON.stringify({ type, uuid: `u${n}`, timestamp: at, cwd: repo, sessionId: id, message });
-    await fs.writeFile(
-      path.join(dir, `${id}.jsonl`),
-      [
-        record('user', '2026-03-02T10:00:00.000Z', { role: 'user', content: 'fix it' }, 1),
-        record(
-          'assistant',
-          '2026-03-02T10:30:00.000Z',
-          { id: 'm1', role: 'assistant', model: 'claude-opus-4-6', content: [{ type: 'text', text: 'done' }] },
-          2,
-        ),
-      ].join('\n') + '\n',
-    );
+    const home = await sessionHome(repo);
     const data = path.join(await tempDir('git-data'), 'd');
     const run = await runCli(['report', '--day', '2026-03-02', '--home', home, '--data', data, '--tz', 'UTC']);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^- Commits: 3 \(webapp 3\)$/m);
   });
+
+  it('a commit made after a build reaches the session, day and week pages with the next build, though nothing else changed', async () => {
+    const repo = await makeRepo();
+    const home = await sessionHome(repo);
+    const root = await tempDir('git-site');
+    const out = path.join(root, 'dist');
+    const args = ['build', '--home', home, '--data', path.join(root, 'data'), '--out', out, '--tz', 'UTC'];
+    const files = [
+      'sessions/claude-code/12121212-1212-4121-8121-121212121212/index.html',
+      'days/2026-03-02/index.html',
+      'days/2026-03-02.md',
+      'weeks/2026-W10.md',
+    ];
+    const read = () => Promise.all(files.map((f) => fs.readFile(path.join(out, f), 'utf8')));
+    const first = await runCli(args);
+    expect(first.code, first.stderr).toBe(0);
+    const [session, page, day, week] = await read();
+    expect(session).toContain('change a.txt');
+    expect(session).not.toContain('change during.txt');
+    expect(page).not.toContain('change late.txt');
+    expect(day).toMatch(/^- Commits: 3 \(webapp 3\)$/m);
+    expect(week).toMatch(/^- Commits: 3 \(webapp 3\)$/m);
+
+    // Committed after the build (authored while the session ran, and later that day); no session changes.
+    await commit(repo, 'during.txt', '2026-03-02T10:25:00Z');
+    await commit(repo, 'late.txt', '2026-03-02T18:00:00Z');
+    const again = await runCli(args);
+    expect(again.code, again.stderr).toBe(0);
+    const [session2, page2, day2, week2] = await read();
+    expect(session2).toContain('change during.txt');
+    expect(session2).not.toContain('change late.txt');
+    expect(page2).toContain('change late.txt');
+    expect(day2).toMatch(/^- Commits: 5 \(webapp 5\)$/m);
+    expect(week2).toMatch(/^- Commits: 5 \(webapp 5\)$/m);
+
+    // And with nothing new, nothing is written.
+    const third = await runCli(args);
+    expect(third.code, third.stderr).toBe(0);
+    expect(third.stderr).toContain('0 files written');
+  });
+
+  it("starts none of the programs the repository's config names (log.showSignature runs gpg.program)", async () => {
+    const repo = await makeRepo();
+    const marker = path.join(await tempDir('git-marker'), 'ran');
+    const program = path.join(path.dirname(marker), 'fake-gpg.sh');
+    await fs.writeFile(program, `#!/bin/sh\necho "$0 $*" >> '${marker}'\nexit 1\n`, { mode: 0o755 });
+    git(repo, ['config', 'log.showSignature', 'true']);
+    git(repo, ['config', 'gpg.program', program]);
+    git(repo, ['config', 'core.pager', `${program} pager`]);
+    git(repo, ['config', 'color.ui', 'always']);
+    // A signed commit during the session, made by hand: a commit object with a `gpgsig` header.
+    const head = execFileSync('git', ['-C', repo, 'rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
+    const tree = execFileSync('git', ['-C', repo, 'rev-parse', 'HEAD^{tree}'], { encoding: 'utf8' }).trim();
+    const when = `${Date.parse('2026-03-02T10:25:00Z') / 1000} +0000`;
+    const object = [
+      `tree ${tree}`,
+      `parent ${head}`,
+      `author alice <alice@example.com> ${when}`,
+      `committer alice <alice@example.com> ${when}`,
+      'gpgsig -----BEGIN PGP SIGNATURE-----',
+      ' ',
+      ' iQEzBAABCAAdFiEEnotarealsignature',
+      ' -----END PGP SIGNATURE-----',
+      '',
+      'signed change',
+      '',
+    ].join('\n');
+    const signed = execFileSync('git', ['-C', repo, 'hash-object', '-t', 'commit', '-w', '--stdin'], {
+      input: object,
+      encoding: 'utf8',
+    }).trim();
+    git(repo, ['update-ref', 'refs/heads/main', signed]);
+
+    const home = await sessionHome(repo);
+    const root = await tempDir('git-signed');
+    const data = path.join(root, 'data');
+    const report = await runCli(['report', '--day', '2026-03-02', '--home', home, '--data', data, '--tz', 'UTC']);
+    expect(report.code, report.stderr).toBe(0);
+    expect(report.stdout).toMatch(/^- Commits: 4 \(webapp 4\)$/m);
+    const out = path.join(root, 'dist');
+    const build = await runCli(['build', '--home', home, '--data', data, '--out', out, '--tz', 'UTC']);
+    expect(build.code, build.stderr).toBe(0);
+    const page = await fs.readFile(path.join(out, 'days', '2026-03-02', 'index.html'), 'utf8');
+    expect(page).toContain('signed change');
+    expect(page).not.toContain('\x1b[');
+    await expect(fs.readFile(marker, 'utf8')).rejects.toThrow(/ENOENT/);
+  });
 });
+
+/** A home with one Claude Code session in `repo` on 2026-03-02, 10:00–10:30 UTC. */
+async function sessionHome(repo: string): Promise<string> {
+  const home = await tempDir('git-home');
+  const dir = path.join(home, '.claude', 'projects', 'webapp');
+  await fs.mkdir(dir, { recursive: true });
+  const id = '12121212-1212-4121-8121-121212121212';
+  const record = (type: string, at: string, message: unknown, n: number) =>
+    JSON.stringify({ type, uuid: `u${n}`, timestamp: at, cwd: repo, sessionId: id, message });
+  await fs.writeFile(
+    path.join(dir, `${id}.jsonl`),
+    [
+      record('user', '2026-03-02T10:00:00.000Z', { role: 'user', content: 'fix it' }, 1),
+      record(
+        'assistant',
+        '2026-03-02T10:30:00.000Z',
+        { id: 'm1', role: 'assistant', model: 'claude-opus-4-6', content: [{ type: 'text', text: 'done' }] },
+        2,
+      ),
+    ].join('\n') + '\n',
+  );
+  return home;
+}

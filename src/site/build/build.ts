@@ -8,6 +8,7 @@ import { compileRenderer } from './compile.ts';
 import { listRoutes, loadBundle, PageRenderer, type RouteToRender, writeIfChanged } from './render-page.ts';
 import type { RenderTask, RenderTaskResult, RenderWorkerData } from './render-worker.ts';
 import { bodyStamp, indexStamp } from '../../archive/stamps.ts';
+import { commitsDuring, commitsOfSessions, type Commit, gitOutcomes, repositoryStamp } from '../../insights/git.ts';
 
 const WORKER = workerFile(import.meta.url, 'site-render-worker', './render-worker.js');
 
@@ -35,6 +36,9 @@ export interface SiteBuildOptions {
   onOutputs?: (outputs: ReadonlySet<string>, toRender: number) => void;
   /** Keeps the render workers between builds (`serve --watch`), instead of starting them for each. */
   workers?: RenderWorkers;
+  /** Told of each page that could not be rendered (the build goes on; the page written says so). Default:
+   * a line on stderr. */
+  onWarning?: (message: string) => void;
 }
 
 /**
@@ -80,6 +84,8 @@ export interface SiteBuildReport {
   removed: number;
   /** The renderer was compiled this time (the templates changed, or it is the first build). */
   compiled: boolean;
+  /** Files that could not be rendered (each told to `onWarning`), written as a page saying so. */
+  failed: string[];
 }
 
 interface OutputRecord {
@@ -91,7 +97,12 @@ interface OutputRecord {
 interface Manifest {
   version: 1;
   outDir: string;
+  /** The options, the archive's index and the state of the sessions' git repositories. */
   siteKey: string;
+  /** The folders the sessions ran in, whose repositories' states are in `siteKey`. */
+  cwds?: string[];
+  /** Files that could not be rendered: made again by the next build (which warns again). */
+  failed?: string[];
   outputs: Record<string, OutputRecord>;
 }
 
@@ -118,12 +129,19 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
       (name) => process.env[`AGENT_LOGBOOK_${name}`] ?? '',
     ),
   ]);
-  const siteKey = hash(optionsKey, indexStamp(dataDir));
+  // Pages without props (home, stats) read the archive's index only.
+  const indexKey = hash(optionsKey, indexStamp(dataDir));
   const manifestFile = path.join(cacheDir, 'site-build', `${hash(outDir).slice(0, 16)}.json`);
   const previous = options.full ? undefined : await readManifest(manifestFile, outDir);
 
-  // Nothing in the archive changed since the last build into this directory, and its files are as it left them.
-  if (previous?.siteKey === siteKey && (await allIntact(outDir, previous.outputs))) {
+  // Nothing in the archive or in the sessions' repositories changed since the last build into this directory,
+  // nothing failed in it, and its files are as it left them.
+  if (
+    previous !== undefined &&
+    previous.siteKey === hash(indexKey, repositoriesKey(previous.cwds ?? [])) &&
+    !previous.failed?.length &&
+    (await allIntact(outDir, previous.outputs))
+  ) {
     const outputs = Object.keys(previous.outputs);
     return {
       files: outputs.length,
@@ -132,11 +150,20 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
       written: 0,
       removed: 0,
       compiled,
+      failed: [],
     };
   }
 
   const bundle = await loadBundle(renderer.entry);
   const routes = await listRoutes(bundle.pageModules);
+  // Commits are an input of the pages that show them (a session's, a day's, a week's, a project's): the
+  // sessions' repositories are read once, and each such page's key holds the commits it may show.
+  const sessionsOf = new Map<RouteToRender, SessionSummary[]>();
+  for (const route of routes) sessionsOf.set(route, summariesIn(route.props));
+  const everySession = [...new Set([...sessionsOf.values()].flat())];
+  const cwds = [...new Set(everySession.map((s) => s.cwd))].sort();
+  const siteKey = hash(indexKey, repositoriesKey(cwds));
+  const outcomes = gitOutcomes(everySession);
   const outputs: Record<string, OutputRecord> = {};
   // The base is read at render time (like href() does), so it follows --site-url whatever the bundle saw.
   const siteUrl = process.env.AGENT_LOGBOOK_SITE_URL;
@@ -169,14 +196,17 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
   };
   for (const route of routes) {
     const summary = sessionOf(route);
-    let key = siteKey;
+    let key = indexKey;
     if (summary) {
       let stamp = bodyStamps.get(summary.body);
       if (stamp === undefined) bodyStamps.set(summary.body, (stamp = bodyStamp(dataDir, summary.body) ?? '-'));
-      key = hash(optionsKey, route.output, json(route.props), stamp);
+      const commits = commitsKey(outcomes.repoOf.get(summary.cwd), commitsDuring(outcomes, summary));
+      key = hash(optionsKey, route.output, json(route.props), stamp, commits);
     } else if (Object.keys(route.props).length > 0) {
-      // A page made from its props (a day, a week, a project) changes only when they do.
-      key = hash(optionsKey, route.output, json(route.props));
+      // A page made from its props (a day, a week, a project) changes only when they, or its commits, do.
+      const sessions = sessionsOf.get(route) ?? [];
+      const repos = [...new Set(sessions.map((s) => outcomes.repoOf.get(s.cwd) ?? ''))].sort().join('\0');
+      key = hash(optionsKey, route.output, json(route.props), commitsKey(repos, commitsOfSessions(outcomes, sessions)));
     }
     const known = previous?.outputs[route.output];
     outputs[route.output] = { key, size: known?.size ?? 0, mtimeMs: known?.mtimeMs ?? 0 };
@@ -199,6 +229,17 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
 
   let written = 0;
   let rendered = 0;
+  const failed: string[] = [];
+  const warn = options.onWarning ?? ((message: string) => process.stderr.write(`agent-logbook: warning: ${message}\n`));
+  const fail = (output: string, error: string) => {
+    failed.push(output);
+    // Rendered again by the next build, which tells it again.
+    outputs[output] = { ...outputs[output]!, key: '' };
+    const route = routes.find((r) => r.output === output);
+    const summary = route && sessionOf(route);
+    const what = summary ? `the page of session ${summary.id}` : `the page`;
+    warn(`${output}: ${what} could not be rendered (${error}); it says so instead`);
+  };
   const total = stale.reduce((n, task) => n + task.length, 0);
   options.onOutputs?.(new Set(Object.keys(outputs)), total);
   options.onProgress?.({ phase: 'pages', done: 0, total });
@@ -209,9 +250,11 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
     for (const task of stale) {
       for (const route of task) {
         const file = path.join(outDir, route.output);
-        if (await here.renderTo(file, route, options.full)) written += 1;
+        const result = await here.renderOrExplain(file, route, options.full);
+        if (result.written) written += 1;
         const stat = await fs.stat(file);
         outputs[route.output] = { ...outputs[route.output]!, size: stat.size, mtimeMs: stat.mtimeMs };
+        if (result.error !== undefined) fail(route.output, result.error);
         rendered += 1;
       }
       options.onProgress?.({ phase: 'pages', done: rendered, total });
@@ -230,6 +273,7 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
           for (const file of result.files) {
             outputs[file.output] = { ...outputs[file.output]!, size: file.size, mtimeMs: file.mtimeMs };
             if (file.written) written += 1;
+            if (file.error !== undefined) fail(file.output, file.error);
           }
           rendered += task.length;
           options.onProgress?.({ phase: 'pages', done: rendered, total });
@@ -268,7 +312,7 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
     removed += 1;
   }
 
-  await writeManifest(manifestFile, { version: 1, outDir, siteKey, outputs });
+  await writeManifest(manifestFile, { version: 1, outDir, siteKey, cwds, failed, outputs });
   const names = Object.keys(outputs);
   return {
     files: names.length,
@@ -277,7 +321,41 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
     written,
     removed,
     compiled,
+    failed,
   };
+}
+
+/** The state of the repositories the sessions ran in: what the commits the pages show are read from. */
+function repositoriesKey(cwds: readonly string[]): string {
+  return hash(...cwds.map((cwd) => `${cwd}\0${repositoryStamp(cwd)}`));
+}
+
+function commitsKey(repos: string | undefined, commits: readonly Commit[]): string {
+  return JSON.stringify([repos ?? '', commits.map((c) => [c.repo, c.hash, c.at, c.subject])]);
+}
+
+/** The session summaries a route's props hold (a session's own, a day's, a week's days', a project's). */
+function summariesIn(props: Record<string, unknown>): SessionSummary[] {
+  const found = new Set<SessionSummary>();
+  const seen = new Set<object>();
+  const visit = (value: unknown): void => {
+    if (typeof value !== 'object' || value === null || seen.has(value)) return;
+    seen.add(value);
+    if (isSummary(value)) found.add(value);
+    else for (const item of Array.isArray(value) ? value : Object.values(value)) visit(item);
+  };
+  visit(props);
+  return [...found];
+}
+
+function isSummary(value: object): value is SessionSummary {
+  const v = value as Partial<Record<keyof SessionSummary, unknown>>;
+  return (
+    typeof v.id === 'string' &&
+    typeof v.body === 'string' &&
+    typeof v.cwd === 'string' &&
+    typeof v.startedAt === 'string'
+  );
 }
 
 /** The session a route is made from, when its props are exactly a summary and perhaps a page number (a page

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, promises as fs, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { siteAndBase } from '../../model/site-url.ts';
 import { workerFile } from '../../util/worker-pool.ts';
 import type { CompileTask, CompileResult } from './compile-worker.ts';
 
@@ -24,9 +25,13 @@ const MANIFEST = 'renderer.json';
 const COMPILE_WORKER = workerFile(import.meta.url, 'site-compile-worker', './compile-worker.js');
 
 /**
- * The template hash: every file under src/ and public/ (pages, components, layouts, styles and the TypeScript they
- * import), the Astro config and the environment it may read, and the package and Astro versions.
- * Hashing all of src/ costs a few milliseconds and never misses a file a component imports.
+ * The template hash: what the compiled pages are made of, and nothing else. Every file under src/ and public/
+ * (pages, components, layouts, styles and the TypeScript they import: hashing all of src/ costs a few
+ * milliseconds and never misses a file a component imports), the Astro config, the base path the bundle is
+ * compiled with (the only setting it is compiled with: see compileRenderer), and the installed version of
+ * every runtime dependency, as the bundle imports them from node_modules (marked, shiki, DOMPurify, Astro's
+ * runtime…). The config reads no environment; the pages read the rest of it (time zone, share…) when they
+ * render, and the build keys the pages by it.
  */
 export async function templateHash(packageRoot: string): Promise<string> {
   const hash = createHash('sha256');
@@ -47,25 +52,38 @@ export async function templateHash(packageRoot: string): Promise<string> {
         .update('\0');
     }
   }
-  // The config may read the environment (a --site-url sets `base`): every AGENT_LOGBOOK_ variable but the
-  // ones the pages read at render time is part of the hash. Evaluating the config would cost a second.
-  const compileTime = Object.keys(process.env)
-    .filter((name) => name.startsWith('AGENT_LOGBOOK_') && !RENDER_TIME_ENV.has(name))
-    .sort()
-    .map((name) => [name, process.env[name]]);
-  hash.update(JSON.stringify(compileTime));
+  hash.update(compiledBase()).update('\0');
   hash.update(readFileSync(path.join(packageRoot, 'astro.config.mjs')));
-  for (const pkg of ['package.json', 'node_modules/astro/package.json']) {
-    const file = path.join(packageRoot, pkg);
-    if (existsSync(file)) hash.update((JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version);
+  const manifest = JSON.parse(readFileSync(path.join(packageRoot, 'package.json'), 'utf8')) as {
+    version?: string;
+    dependencies?: Record<string, string>;
+  };
+  hash.update(`\0${manifest.version ?? ''}`);
+  for (const name of Object.keys(manifest.dependencies ?? {}).sort()) {
+    hash.update(`\0${name}@${installedVersion(packageRoot, name) ?? 'missing'}`);
   }
   return hash.digest('hex').slice(0, 20);
 }
 
-/** Inputs the pages read when they render (see src/cli/build-site.ts), not when they compile. */
-const RENDER_TIME_ENV = new Set(
-  ['DATA', 'TZ', 'WEEK_START', 'SINCE', 'UNTIL', 'SHARE', 'THREADS'].map((name) => `AGENT_LOGBOOK_${name}`),
-);
+/** The base path of `--site-url`, which Astro compiles in (`import.meta.env.BASE_URL`). */
+function compiledBase(): string {
+  return siteAndBase(process.env.AGENT_LOGBOOK_SITE_URL || undefined).base;
+}
+
+/** The version of the package `name` as Node resolves it from `packageRoot` (the nearest node_modules up). */
+function installedVersion(packageRoot: string, name: string): string | undefined {
+  for (let at = path.resolve(packageRoot); ; at = path.dirname(at)) {
+    const file = path.join(at, 'node_modules', name, 'package.json');
+    if (existsSync(file)) {
+      try {
+        return (JSON.parse(readFileSync(file, 'utf8')) as { version?: string }).version ?? '';
+      } catch {
+        return 'unreadable';
+      }
+    }
+    if (path.dirname(at) === at) return undefined;
+  }
+}
 
 /**
  * The site renderer for the current templates: compiled by Vite with Astro's own plugins (`getViteConfig`)
@@ -82,7 +100,14 @@ export async function compileRenderer(packageRoot: string, cacheDir: string): Pr
   const staging = `${dir}.tmp-${process.pid}-${Date.now()}`;
   // In a thread of its own: Vite, Rollup and Astro's compiler stay loaded after a build, about 100 MB this
   // process would carry through the page rendering; a thread's memory goes when it ends.
-  const { base } = await compileInWorker({ packageRoot, outDir: staging, siteUrl: process.env.AGENT_LOGBOOK_SITE_URL });
+  // Only the base, which is in the hash: the bundle is the same whatever the site's host (the pages' links
+  // follow --site-url at render time, see href()).
+  const compiledWith = compiledBase();
+  const { base } = await compileInWorker({
+    packageRoot,
+    outDir: staging,
+    siteUrl: compiledWith === '/' ? undefined : compiledWith,
+  });
   const styles = (await fs.readdir(path.join(staging, '_astro')).catch(() => [] as string[]))
     .filter((name) => name.endsWith('.css'))
     .sort()

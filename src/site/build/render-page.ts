@@ -88,6 +88,36 @@ export class PageRenderer {
     return writeStreamIfChanged(file, response.body ?? new Blob([]).stream(), force);
   }
 
+  /**
+   * renderTo, but a page that cannot be rendered costs that page only: a page saying it could not be shown is
+   * written in its place, and the error is handed back (in words, one line) for the build to warn about. The
+   * reason stays out of the page, which may be shared: an error can quote the session.
+   */
+  async renderOrExplain(
+    file: string,
+    task: RouteToRender,
+    force = false,
+  ): Promise<{ written: boolean; error?: string }> {
+    try {
+      return { written: await this.renderTo(file, task, force) };
+    } catch (error) {
+      const reason =
+        (error instanceof Error ? error.message : String(error)).split('\n')[0]!.trim() || 'no reason given';
+      return { written: writeIfChanged(file, this.notShown(task), force), error: reason };
+    }
+  }
+
+  private notShown(task: RouteToRender): Buffer {
+    const text = 'This page could not be shown: the build that made it could not render it (its warnings say why).';
+    if (task.route.endpoint)
+      return Buffer.from(task.output.endsWith('.json') ? `${JSON.stringify({ error: text })}\n` : `${text}\n`);
+    return Buffer.concat([
+      Buffer.from('<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Not shown</title>'),
+      this.styleLinks,
+      Buffer.from(`</head><body><main><h1>Not shown</h1><p>${text}</p></main></body></html>\n`),
+    ]);
+  }
+
   private pageModule(task: RouteToRender): Record<string, unknown> {
     const module = this.bundle.pageModules[task.route.file];
     if (!module) throw new Error(`no page module ${task.route.file} in the renderer`);

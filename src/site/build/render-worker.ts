@@ -25,7 +25,11 @@ export interface RenderTask {
 }
 
 export type RenderTaskResult =
-  | { ok: true; files: { output: string; written: boolean; size: number; mtimeMs: number }[] }
+  | {
+      ok: true;
+      /** `error`: the file could not be rendered, and says so (see PageRenderer.renderOrExplain). */
+      files: { output: string; written: boolean; size: number; mtimeMs: number; error?: string }[];
+    }
   | { ok: false; error: string };
 
 const { entry, styleHrefs, outDir } = workerData as RenderWorkerData;
@@ -53,9 +57,9 @@ export default async function renderTask({ outputs, siteKey, force }: RenderTask
       const route = byOutput.get(output);
       if (!route) throw new Error(`the renderer has no route for ${output} (did the archive change during the build?)`);
       const file = path.join(outDir, route.output);
-      const written = await (await renderer).renderTo(file, route, force);
+      const { written, error } = await (await renderer).renderOrExplain(file, route, force);
       const stat = statSync(file);
-      files.push({ output: route.output, written, size: stat.size, mtimeMs: stat.mtimeMs });
+      files.push({ output: route.output, written, size: stat.size, mtimeMs: stat.mtimeMs, error });
     }
     return { ok: true, files };
   } catch (error) {
