@@ -3,7 +3,8 @@
  * limit on its free-form parts and a size limit on its strings. A part with a wrong type is replaced with a
  * stand-in that says what was there, a part nested too deep with a marker; the message itself is always kept.
  */
-import { z } from 'zod';
+import { createRequire } from 'node:module';
+import type * as Zod from 'zod';
 import type { MessageKind, NormalizedMessage, Role, SourceType, ToolStatus } from './message.ts';
 
 /** Deeper than this (counted from the message) a value is replaced with a marker: readers of the archive walk
@@ -55,9 +56,9 @@ function repaired<T>(what: string, value: unknown, replacement: T): T {
 type CatchCtx = { value: unknown };
 
 /** The schema of a message, with a stand-in for each part that does not fit (see plainlyFits). */
-function messageSchema(): z.ZodType {
-  const fix = <T extends z.ZodType>(schema: T, standIn: (ctx: CatchCtx) => unknown): z.ZodType =>
-    schema.catch((ctx) => standIn(ctx) as z.output<T>);
+function messageSchema(z: typeof Zod.z): Zod.ZodType {
+  const fix = <T extends Zod.ZodType>(schema: T, standIn: (ctx: CatchCtx) => unknown): Zod.ZodType =>
+    schema.catch((ctx) => standIn(ctx) as Zod.output<T>);
   /** Text; anything else becomes a marker naming its type. */
   const text = (what: string) =>
     fix(z.string(), (ctx) => repaired(what, ctx.value, `[not text: ${kindOf(ctx.value)}]`));
@@ -72,7 +73,7 @@ function messageSchema(): z.ZodType {
   const count = (what: string) =>
     fix(z.number(), (ctx) => repaired(what, ctx.value, Number.isFinite(Number(ctx.value)) ? Number(ctx.value) : 0));
   /** An optional part with a wrong type is dropped. */
-  const dropped = (what: string, schema: z.ZodType) =>
+  const dropped = (what: string, schema: Zod.ZodType) =>
     fix(schema.optional(), (ctx) => repaired(what, ctx.value, undefined));
 
   const segment = fix(
@@ -145,7 +146,14 @@ function messageSchema(): z.ZodType {
   });
 }
 
-const repairing = messageSchema();
+let repairing: Zod.ZodType | undefined;
+
+/** The repairing schema, made when a message first needs it: loading zod costs ~150 ms, which every command that
+ * opens the archive (a warm collect, a search) would pay for messages that nearly always fit plainly. */
+function repairingSchema(): Zod.ZodType {
+  repairing ??= messageSchema((createRequire(import.meta.url)('zod') as typeof Zod).z);
+  return repairing;
+}
 
 const isText = (v: unknown) => typeof v === 'string';
 const isOptionalText = (v: unknown) => v === undefined || typeof v === 'string';
@@ -204,11 +212,11 @@ function plainlyFits(m: NormalizedMessage): boolean {
  */
 export function checkMessage(message: NormalizedMessage): string[] {
   const found: string[] = [];
-  let result: ReturnType<typeof repairing.safeParse> | undefined;
+  let result: ReturnType<Zod.ZodType['safeParse']> | undefined;
   if (!plainlyFits(message)) {
     repairs = found;
     try {
-      result = repairing.safeParse(message);
+      result = repairingSchema().safeParse(message);
     } finally {
       repairs = [];
     }
