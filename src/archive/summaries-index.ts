@@ -43,7 +43,8 @@ export async function readSummaries(files: SummariesFiles): Promise<SessionSumma
 
 /** Writes the index from the body headers when it is missing and the archive has sessions (under the lock). */
 export async function rebuildMissingIndex(files: SummariesFiles): Promise<number> {
-  if (await readIndexBytes(files.summaries)) return 0;
+  // A stat, not a read: every collect comes here, and a warm one reads nothing else of a multi-megabyte index.
+  if (await indexExists(files.summaries)) return 0;
   const summaries = await summariesFromBodies(files.root);
   if (summaries.length === 0) return 0;
   await writeSummaries(files, summaries.map(indexEntry), new Map(summaries.map((s) => [s.id, s])), new Map());
@@ -56,6 +57,17 @@ async function readIndexBytes(file: string): Promise<Buffer | undefined> {
     return await fs.readFile(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw unusableIndex(file, (error as NodeJS.ErrnoException).code ?? (error as Error).message);
+  }
+}
+
+/** Whether the index exists; an error in words when it cannot even be looked at. */
+async function indexExists(file: string): Promise<boolean> {
+  try {
+    await fs.stat(file);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
     throw unusableIndex(file, (error as NodeJS.ErrnoException).code ?? (error as Error).message);
   }
 }
