@@ -46,9 +46,20 @@ export class DataDir {
       );
     }
     if (!format) {
-      // The lock file is the collect's own (taken before this check): it does not make a directory foreign.
-      const entries = (await fs.readdir(this.root).catch(() => [] as string[])).filter((e) => e !== LOCK_FILE);
-      if (entries.length > 0) {
+      // What a collect writes before format.json does not make a directory foreign: its lock (taken before this
+      // check), the lock's takeover files, the recovery marker under cache/, and a format.json it was killed
+      // while writing (a temp file, removed here).
+      const entries = await fs.readdir(this.root).catch(() => [] as string[]);
+      const foreign: string[] = [];
+      for (const entry of entries) {
+        if (entry === LOCK_FILE || entry.startsWith(`${LOCK_FILE}.`) || entry === 'cache') continue;
+        if (entry.startsWith('format.json.') && entry.endsWith('.tmp')) {
+          await fs.rm(path.join(this.root, entry), { force: true });
+          continue;
+        }
+        foreign.push(entry);
+      }
+      if (foreign.length > 0) {
         throw new Error(`${this.root} is not empty and is not an agent-logbook data directory; choose another --data`);
       }
     }

@@ -139,6 +139,33 @@ describe('torn archive lines', () => {
     expect(next.stderr).toContain('1 sessions (1 kept from the archive');
   });
 
+  it('a first collect killed while writing format.json leaves a directory the next run still takes as its own', async () => {
+    const home = await tempDir('hostile-first');
+    const data = path.join(home, 'data');
+    await writeLines(path.join(home, '.claude', 'projects', 'p', `${SESSION}.jsonl`), claudeLines(SESSION, pairs(2)));
+    // What the killed run had written: its lock, the recovery marker, and format.json's temp file.
+    await fs.mkdir(path.join(data, 'cache'), { recursive: true });
+    await fs.writeFile(path.join(data, 'cache', 'archive-checked-v1'), '');
+    await fs.writeFile(
+      path.join(data, LOCK_FILE),
+      JSON.stringify({ pid: await deadPid(), host: os.hostname(), started: '2026-03-10T00:00:00.000Z' }),
+    );
+    await fs.writeFile(path.join(data, 'format.json.12345.tmp'), '{"format":');
+    const next = await runCli(['collect', '--home', home, '--data', data]);
+    expect(next.code, next.stderr).toBe(0);
+    expect(JSON.parse(await fs.readFile(path.join(data, 'format.json'), 'utf8'))).toMatchObject({ version: 2 });
+    expect((await walkTree(data)).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+    expect((await readBodyFile(data, (await summaryOf(data)).body))!.session.messages.length).toBe(4);
+
+    // Anything else still marks a directory that is not ours.
+    const foreign = path.join(home, 'foreign');
+    await fs.mkdir(foreign);
+    await fs.writeFile(path.join(foreign, 'notes.txt'), 'mine');
+    const refused = await runCli(['collect', '--home', home, '--data', foreign]);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('is not empty and is not an agent-logbook data directory');
+  });
+
   it('a collect killed part-way through a big session leaves nothing the next run cannot use', async () => {
     const home = await tempDir('hostile-kill');
     const data = path.join(home, 'data');

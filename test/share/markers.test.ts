@@ -14,6 +14,7 @@ import { createQDatabase, type QState } from '../helpers/amazonq-db.ts';
 import { runCli } from '../helpers/cli.ts';
 import { startMcp, type McpRun } from '../helpers/mcp.ts';
 import { tempDir } from '../helpers/paths.ts';
+import { decodeEntities } from '../helpers/html.ts';
 
 const USER = 'mkzorblat';
 const HOME = `/home/${USER}`;
@@ -201,13 +202,7 @@ async function readOutput(target: string): Promise<string> {
 }
 
 function decode(text: string): string {
-  return text
-    .replace(/&#x([0-9a-f]+);/gi, (_m, hex: string) => String.fromCodePoint(parseInt(hex, 16)))
-    .replace(/&#(\d+);/g, (_m, dec: string) => String.fromCodePoint(Number(dec)))
-    .replace(/&quot;/g, '"')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&amp;/g, '&')
+  return decodeEntities(text)
     .replace(/\\u002f/gi, '/')
     .replace(/\\\//g, '/');
 }

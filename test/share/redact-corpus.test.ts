@@ -11,6 +11,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createQDatabase, type QState } from '../helpers/amazonq-db.ts';
 import { runCli } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/paths.ts';
+import { decodeEntities } from '../helpers/html.ts';
 
 // Fake secrets are made at run time from a seeded generator, so no secret-shaped literal is in git.
 let seed = 20260601;
@@ -373,16 +374,6 @@ async function readOutput(target: string): Promise<string> {
     text += `\n${path.relative(target, file)}\n${decodeEntities(await fs.readFile(file, 'utf8'))}`;
   }
   return text;
-}
-
-function decodeEntities(html: string): string {
-  return html
-    .replace(/&#x([0-9a-f]+);/gi, (_m, hex: string) => String.fromCodePoint(parseInt(hex, 16)))
-    .replace(/&#(\d+);/g, (_m, dec: string) => String.fromCodePoint(Number(dec)))
-    .replace(/&quot;/g, '"')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&amp;/g, '&');
 }
 
 /** Whether the secret (or, for a long one, its first 20 characters: a cut preview) is in the output. */
