@@ -5,17 +5,67 @@ import { type Command, InvalidArgumentError, Option } from 'commander';
 import { isDay, isWeek, type WeekStart } from '../stats/calendar-words.ts';
 import { expandHome, writeFileAtomic } from '../util/fs.ts';
 
+/**
+ * Every flag that names where a source's files are: its key (in flags, the config file, the remembered settings
+ * and `SourceContext.options`), the flag and its help. Each is repeatable and taken as a list of paths.
+ */
+export const SOURCE_PATH_FLAGS = [
+  {
+    key: 'claudeDir',
+    flag: '--claude-dir <dir>',
+    help: 'Claude Code config dir (default: $CLAUDE_CONFIG_DIR, else <home>/.claude and <home>/.config/claude)',
+  },
+  { key: 'codexDir', flag: '--codex-dir <dir>', help: 'Codex home (default: $CODEX_HOME, else <home>/.codex)' },
+  {
+    key: 'amazonqDb',
+    flag: '--amazonq-db <file>',
+    help:
+      'Amazon Q / Kiro CLI data.sqlite3 (default: amazon-q and kiro-cli under <home>/.local/share, ' +
+      '<home>/Library/Application Support and $XDG_DATA_HOME)',
+  },
+  { key: 'amazonqJson', flag: '--amazonq-json <file>', help: 'an Amazon Q conversation saved with /save' },
+  {
+    key: 'kiroDir',
+    flag: '--kiro-dir <dir>',
+    help: 'Kiro CLI home with sessions/cli/*.jsonl (default: <home>/.kiro)',
+  },
+  {
+    key: 'geminiDir',
+    flag: '--gemini-dir <dir>',
+    help: 'Gemini CLI home (default: $GEMINI_CLI_HOME/.gemini, else <home>/.gemini)',
+  },
+  {
+    key: 'copilotDir',
+    flag: '--copilot-dir <dir>',
+    help: 'GitHub Copilot CLI home (default: $COPILOT_HOME, else $XDG_CONFIG_HOME/.copilot and <home>/.copilot)',
+  },
+  {
+    key: 'cursorDir',
+    flag: '--cursor-dir <path>',
+    help: "Cursor's <home>/.cursor folder or a state.vscdb (default: both, for Linux, macOS and Windows)",
+  },
+  {
+    key: 'opencodeDir',
+    flag: '--opencode-dir <dir>',
+    help: 'OpenCode data dir with opencode.db or storage/ (default: $XDG_DATA_HOME/opencode, else <home>/.local/share/opencode)',
+  },
+  {
+    key: 'clineDir',
+    flag: '--cline-dir <dir>',
+    help: "a Cline / Roo Code / Kilo Code extension's globalStorage folder (default: each editor's, per OS)",
+  },
+  { key: 'messagesDir', flag: '--messages-dir <dir>', help: "a custom agent's message lists (*.json, *.jsonl)" },
+] as const;
+
+export type SourcePathKey = (typeof SOURCE_PATH_FLAGS)[number]['key'];
+const SOURCE_PATH_KEYS: readonly SourcePathKey[] = SOURCE_PATH_FLAGS.map((f) => f.key);
+
 /** Options every command that reads sources shares. */
-export interface SourceFlags {
+export type SourceFlags = { [K in SourcePathKey]?: string[] } & {
   home?: string;
-  claudeDir?: string[];
-  codexDir?: string[];
-  amazonqDb?: string[];
-  amazonqJson?: string[];
-  messagesDir?: string[];
   data?: string;
   config?: string;
-}
+};
 
 export interface ResolvedSources {
   home: string;
@@ -27,22 +77,9 @@ export interface ResolvedSources {
 const collectRepeatable = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
 
 export function addSourceOptions(command: Command): Command {
+  command.option('--home <dir>', "home directory to look for histories in (default: the user's home)");
+  for (const { flag, help } of SOURCE_PATH_FLAGS) command.option(flag, `${help}; repeatable`, collectRepeatable);
   return command
-    .option('--home <dir>', "home directory to look for histories in (default: the user's home)")
-    .option(
-      '--claude-dir <dir>',
-      'Claude Code config dir (default: $CLAUDE_CONFIG_DIR, else <home>/.claude and <home>/.config/claude); repeatable',
-      collectRepeatable,
-    )
-    .option('--codex-dir <dir>', 'Codex home (default: $CODEX_HOME, else <home>/.codex); repeatable', collectRepeatable)
-    .option(
-      '--amazonq-db <file>',
-      'Amazon Q / Kiro CLI data.sqlite3 (default: amazon-q and kiro-cli under <home>/.local/share, ' +
-        '<home>/Library/Application Support and $XDG_DATA_HOME); repeatable',
-      collectRepeatable,
-    )
-    .option('--amazonq-json <file>', 'an Amazon Q conversation saved with /save; repeatable', collectRepeatable)
-    .option('--messages-dir <dir>', "a custom agent's message lists (*.json, *.jsonl); repeatable", collectRepeatable)
     .option(
       '--data <dir>',
       'data directory, the archive (default: $XDG_DATA_HOME/agent-logbook or <home>/.local/share/agent-logbook)',
@@ -65,21 +102,16 @@ export const CONFIG_FILE = 'agent-logbook.config.json';
 export const REMEMBERED_FILE = 'settings.json';
 
 /** The keys of the config file and of the remembered settings. Paths are relative to the file's folder. */
-export interface SettingsFile {
+export type SettingsFile = { [K in SourcePathKey]?: string | string[] } & {
   tz?: string;
   weekStart?: WeekStart;
   siteUrl?: string;
   /** Where `build` wrote the site (for `serve`). */
   out?: string;
   home?: string;
-  claudeDir?: string | string[];
-  codexDir?: string | string[];
-  amazonqDb?: string | string[];
-  amazonqJson?: string | string[];
-  messagesDir?: string | string[];
   /** Only in a file named by --config (the data directory cannot name itself). */
   data?: string;
-}
+};
 
 const SETTINGS_KEYS: (keyof SettingsFile)[] = [
   'tz',
@@ -87,14 +119,10 @@ const SETTINGS_KEYS: (keyof SettingsFile)[] = [
   'siteUrl',
   'out',
   'home',
-  'claudeDir',
-  'codexDir',
-  'amazonqDb',
-  'amazonqJson',
-  'messagesDir',
+  ...SOURCE_PATH_KEYS,
   'data',
 ];
-const SOURCE_KEYS = ['home', 'claudeDir', 'codexDir', 'amazonqDb', 'amazonqJson', 'messagesDir'] as const;
+const SOURCE_KEYS = ['home', ...SOURCE_PATH_KEYS] as const;
 
 export interface SettingsFlags extends SourceFlags {
   tz?: string;
@@ -209,11 +237,7 @@ export function resolveSettings(flags: SettingsFlags, io: { cwd: string; env: No
     dataDir,
     sourceOptions: {
       explicitHome: explicitHome ? 'true' : undefined,
-      claudeDir: list(sources.values.claudeDir),
-      codexDir: list(sources.values.codexDir),
-      amazonqDb: list(sources.values.amazonqDb),
-      amazonqJson: list(sources.values.amazonqJson),
-      messagesDir: list(sources.values.messagesDir),
+      ...Object.fromEntries(SOURCE_PATH_KEYS.map((key) => [key, list(sources.values[key])])),
     },
     get timeZone() {
       return (zone ??= resolveZone());
@@ -248,7 +272,7 @@ export async function rememberSettings(
   if (used.out && settings.out) next.out = settings.out;
   for (const key of SOURCE_KEYS) delete next[key];
   if (settings.explicitHome) next.home = settings.home;
-  for (const key of ['claudeDir', 'codexDir', 'amazonqDb', 'amazonqJson', 'messagesDir'] as const) {
+  for (const key of SOURCE_PATH_KEYS) {
     const value = settings.sourceOptions[key];
     if (Array.isArray(value) && value.length > 0) next[key] = value;
   }
@@ -286,10 +310,7 @@ function readSettingsFile(file: string, required: boolean, checkZone = true): Se
       throw new UsageError(`${file}: unknown setting "${key}" (known: ${SETTINGS_KEYS.join(', ')})`);
     }
     const isList = Array.isArray(v) && v.every((x) => typeof x === 'string');
-    if (
-      typeof v !== 'string' &&
-      !(isList && ['claudeDir', 'codexDir', 'amazonqDb', 'amazonqJson', 'messagesDir'].includes(key))
-    ) {
+    if (typeof v !== 'string' && !(isList && (SOURCE_PATH_KEYS as readonly string[]).includes(key))) {
       throw new UsageError(`${file}: "${key}" must be a string${isList ? '' : ' (or a list of strings for folders)'}`);
     }
   }

@@ -3,7 +3,17 @@
  * Claude Code, Codex and Amazon Q all map onto the same shape.
  */
 
-export const SOURCE_IDS = ['claude-code', 'codex', 'amazon-q', 'messages'] as const;
+export const SOURCE_IDS = [
+  'claude-code',
+  'codex',
+  'amazon-q',
+  'gemini-cli',
+  'copilot-cli',
+  'cursor',
+  'opencode',
+  'cline',
+  'messages',
+] as const;
 export type SourceId = (typeof SOURCE_IDS)[number];
 
 export type Role = 'user' | 'assistant' | 'tool' | 'system' | 'meta';

@@ -3,6 +3,7 @@
 // Pagefind finds pages; which message of a page matched is found here, from the record's sections.
 // Loaded as an external module (the CSP allows no inline script); Pagefind itself is fetched from the site's
 // own /pagefind/ on first use and needs WebAssembly ('wasm-unsafe-eval').
+import { SOURCE_LABELS } from '../../model/labels.ts';
 import { hasCjk, queryWords } from '../../search/cjk.ts';
 import { pageSections, type RecordSection } from '../../transcript/page-record.ts';
 
@@ -28,11 +29,6 @@ interface PagefindApi {
 const SHOWN = 12;
 const EXAMINED = 60;
 const PER_PAGE = 3;
-const SOURCE_LABELS: Record<string, string> = {
-  'claude-code': 'Claude Code',
-  codex: 'Codex CLI',
-  'amazon-q': 'Amazon Q',
-};
 
 for (const form of document.querySelectorAll<HTMLFormElement>('form.site-search')) setUp(form);
 
