@@ -97,21 +97,21 @@ const CLAUDE_BAD: Array<{ label: string; line: string }> = [
 ];
 
 /** Codex rollout lines that are cut, binary, wrong-typed or too deep. */
-function codexBad(): Array<{ label: string; line: string; silent?: boolean }> {
+/** `quiet`: kept as the format allows, so no warning (real rollouts hold exec_command arguments that are not JSON). */
+function codexBad(): Array<{ label: string; line: string; quiet?: boolean }> {
   const at = '2026-03-11T09:30:00.000Z';
   const item = (payload: unknown) => JSON.stringify({ timestamp: at, type: 'response_item', payload });
   return [
     { label: 'truncated', line: '{"timestamp":"2026-03-11T09:30:00Z","type":"response_item","payload":{"type":"mess' },
     { label: 'binary', line: Buffer.from([0x00, 0xff, 0xfe, 0x01, 0x7b, 0x80]).toString('latin1') },
     {
-      silent: true,
       label: 'payload a string',
       line: JSON.stringify({ timestamp: at, type: 'response_item', payload: 'odd' }),
     },
-    { silent: true, label: 'payload null', line: JSON.stringify({ timestamp: at, type: 'event_msg', payload: null }) },
+    { label: 'payload null', line: JSON.stringify({ timestamp: at, type: 'event_msg', payload: null }) },
     { label: 'type a number', line: JSON.stringify({ timestamp: at, type: 42, payload: { type: 'message' } }) },
     {
-      silent: true,
+      quiet: true,
       label: 'arguments not JSON',
       line: item({ type: 'function_call', name: 'shell', call_id: 'c1', arguments: '{"command": [ls' }),
     },
@@ -120,7 +120,6 @@ function codexBad(): Array<{ label: string; line: string; silent?: boolean }> {
       line: item({ type: 'function_call', name: 'shell', call_id: 'c2', arguments: deepJson(100_000) }),
     },
     {
-      silent: true,
       label: 'output an object',
       line: item({ type: 'function_call_output', call_id: 'c1', output: { ok: 1 } }),
     },
@@ -128,7 +127,7 @@ function codexBad(): Array<{ label: string; line: string; silent?: boolean }> {
       label: 'payload 100,000 deep',
       line: `{"timestamp":"${at}","type":"response_item","payload":${deepJson(100_000)}}`,
     },
-    { silent: true, label: 'message content a number', line: item({ type: 'message', role: 'user', content: 42 }) },
+    { label: 'message content a number', line: item({ type: 'message', role: 'user', content: 42 }) },
   ];
 }
 
@@ -184,7 +183,7 @@ describe('a record with wrong types costs that record only', () => {
     const codexBadAt: Array<{ label: string; line: number }> = [];
     bad.forEach((b, i) => {
       codexOut.push(b.line);
-      if (!b.silent) codexBadAt.push({ label: b.label, line: codexOut.length });
+      if (!b.quiet) codexBadAt.push({ label: b.label, line: codexOut.length });
       codexOut.push(...codexGood.slice(3 + 2 * i, 5 + 2 * i));
     });
     await fs.mkdir(path.dirname(rollout), { recursive: true });

@@ -73,6 +73,8 @@ interface ParsedOutput {
   segments: MessageSegment[];
   metadata: MessageMetadata;
   error?: boolean;
+  /** An object output that is neither content items nor the legacy `{content, success}`. */
+  shapeUnknown?: boolean;
 }
 
 const EXIT_CODE = /^Exit code: (-?\d+)/m;
@@ -101,7 +103,14 @@ export function outputOf(output: unknown): ParsedOutput {
     const o = output as { content?: unknown; success?: boolean };
     const text = typeof o.content === 'string' ? o.content : JSON.stringify(output, null, 2);
     if (o.success === false) metadata.success = false;
-    return { text, json: output, segments: [], metadata, error: o.success === false };
+    return {
+      text,
+      json: output,
+      segments: [],
+      metadata,
+      error: o.success === false,
+      ...(typeof o.content === 'string' ? {} : { shapeUnknown: true }),
+    };
   }
   const text = typeof output === 'string' ? output : output === undefined || output === null ? '' : String(output);
   const trimmed = text.trim();

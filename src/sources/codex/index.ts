@@ -212,6 +212,7 @@ class TreeReader {
       nameId: node.id,
       copySource: this.copySource,
       collectFingerprints: node.children.length > 0,
+      warn: this.warn,
     });
     const read = await feed(normalizer, node.rollout, this.warn);
     if (node.children.length > 0) this.fingerprints.set(node.id, normalizer.fingerprints);

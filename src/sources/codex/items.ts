@@ -68,6 +68,14 @@ function addMessage(
   base: ItemBase,
 ): void {
   const role = item.role ?? 'user';
+  if (
+    item.content !== undefined &&
+    item.content !== null &&
+    typeof item.content !== 'string' &&
+    !Array.isArray(item.content)
+  ) {
+    state.warnAt(line, `message content is ${describe(item.content)}, not text or a list; kept without its content`);
+  }
   const content: ContentItem[] =
     typeof item.content === 'string'
       ? [{ type: role === 'assistant' ? 'output_text' : 'input_text', text: item.content }]
@@ -246,6 +254,7 @@ function addOutput(
     type === 'tool_search_output'
       ? { text: JSON.stringify((item as { tools?: unknown }).tools ?? [], null, 2), segments: [], metadata: {} }
       : outputOf(item.output);
+  if (parsed.shapeUnknown) state.warnAt(line, `${type} output is an object of an unknown shape; shown as JSON`);
   const status: ToolStatus = parsed.error ? 'error' : 'completed';
   const message = state.log.push(line, ts, {
     ...base,
@@ -262,4 +271,8 @@ function addOutput(
     ...(Object.keys(parsed.metadata).length > 0 ? { metadata: parsed.metadata } : {}),
   });
   state.links.addResult(message);
+}
+
+function describe(value: unknown): string {
+  return value === null ? 'null' : Array.isArray(value) ? 'a list' : `a ${typeof value}`;
 }

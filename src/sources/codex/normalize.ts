@@ -142,7 +142,21 @@ export class RolloutNormalizer {
   private addEnvelope(record: RolloutLine, line: number): void {
     const { state } = this;
     const type = record.type!;
-    const payload = (record.payload ?? {}) as Record<string, unknown>;
+    if (!record.payload || typeof record.payload !== 'object' || Array.isArray(record.payload)) {
+      const found =
+        record.payload === null ? 'null' : Array.isArray(record.payload) ? 'a list' : `a ${typeof record.payload}`;
+      state.warnAt(line, `${type} payload is ${found}, not an object; kept as an unknown record`);
+      state.log.push(line, parseTime(record.timestamp), {
+        role: 'meta',
+        source_type: 'meta',
+        segments: [],
+        event: type,
+        metadata: { kind: 'unknown', subtype: type },
+        record: scrub(record),
+      });
+      return;
+    }
+    const payload = record.payload as Record<string, unknown>;
     const ts = parseTime(record.timestamp);
     const fp = state.options.collectFingerprints ? fingerprint(type, record.payload) : undefined;
     if (fp !== undefined) state.fingerprints.push(fp);

@@ -4,6 +4,7 @@ import { MessageLog } from './message-log.ts';
 import { PromptResolver } from './prompts.ts';
 import type { SessionMetaPayload } from './schema.ts';
 import { ResponseUsage } from './token-usage.ts';
+import type { WarningSink } from '../../util/warnings.ts';
 
 export interface NormalizerOptions {
   /** Prefix of message ids (a subagent thread's own id), so ids stay unique in one session. */
@@ -14,6 +15,8 @@ export interface NormalizerOptions {
   copySource?: (id: string) => CopySource | undefined;
   /** Collect every line's fingerprint (for the sessions that fork or spawn from this one). */
   collectFingerprints?: boolean;
+  /** Where a line that is kept but not as the format says (wrong types, arguments that are not JSON) is reported. */
+  warn?: WarningSink;
 }
 
 /** Everything the lines of one rollout add to, shared by the builders of each kind of record. */
@@ -47,5 +50,10 @@ export class RolloutState {
     this.log = new MessageLog(file, idPrefix);
     this.responses = new ResponseUsage(idPrefix);
     this.copies = new CopyDetector(options.copySource, this.log, this.responses);
+  }
+
+  /** Reports a line kept in a changed form, so the user can find it (`file:line`). */
+  warnAt(line: number, message: string): void {
+    this.options.warn?.({ file: this.file, line, message });
   }
 }
