@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import type { NormalizedMessage } from '../../model/message.ts';
 import type { ShareSettings } from '../../privacy/share-mode.ts';
 import { type RecordOptions, sessionRecords, type SiteSession } from './site-records.ts';
 import { TEXT_FILE_EXTENSION } from '../../transcript/page-record.ts';
@@ -119,20 +118,8 @@ export async function runSiteSearchTask(task: SiteSearchTask): Promise<SiteSearc
   }
 }
 
-/** Text as a share build shows it (redacted, anonymized), through the same code as its pages. */
+/** Text as a share build shows it: through the share lens, like every other share output. */
 async function shareCleaner(settings: ShareSettings): Promise<(text: string) => string> {
-  const { shareOptions } = await import('../../privacy/share-mode.ts');
-  const { shareOneMessage } = await import('../../privacy/share.ts');
-  const options = shareOptions(settings);
-  return (text) => {
-    const message: NormalizedMessage = {
-      id: 'search',
-      timestamp: '',
-      role: 'user',
-      source_type: 'message',
-      segments: [{ channel: 'input', type: 'text', format: 'text', text }],
-      raw: { event_type: 'search', file_path: '', line_index: 0 },
-    };
-    return shareOneMessage(message, options).segments[0]?.text ?? '';
-  };
+  const { shareLens } = await import('../../privacy/share-lens.ts');
+  return shareLens(settings).text;
 }
