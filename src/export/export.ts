@@ -5,7 +5,7 @@ import { sessionsCost } from '../insights/cost.ts';
 import { applyPatch, MAIN_THREAD, type BodyLine, type MessagePatch } from '../model/body.ts';
 import type { NormalizedMessage } from '../model/message.ts';
 import type { Session, SessionSummary } from '../model/session.ts';
-import { shareOneMessage, type ShareOptions, shareSummary } from '../privacy/share.ts';
+import type { ShareLens } from '../privacy/share-lens.ts';
 import { readJsonl } from '../util/jsonl.ts';
 import { openTable, type Column, type ExportFormat, type Row } from './tables.ts';
 
@@ -74,7 +74,7 @@ export interface ExportOptions {
   /** Who these sessions belong to, so several people's exports can be loaded side by side. */
   owner: string;
   /** Redact secrets and anonymize paths, user, host and e-mails (as `build --share` does). */
-  share?: ShareOptions;
+  share?: ShareLens;
 }
 
 export interface ExportResult {
@@ -201,15 +201,16 @@ export async function exportArchive(options: ExportOptions): Promise<ExportResul
   const sessions = openTable(options.outDir, 'sessions', SESSION_COLUMNS, options.format);
   const messages = openTable(options.outDir, 'messages', MESSAGE_COLUMNS, options.format);
   let messageCount = 0;
-  const owner = options.share ? options.share.anonymizer.anonymize(options.owner) : options.owner;
+  const lens = options.share;
+  const owner = lens ? lens.text(options.owner) : options.owner;
   for (const original of summaries) {
-    const summary = options.share ? shareSummary(original, options.share).summary : original;
+    const summary = lens ? lens.summaries([original])[0]! : original;
     await sessions.write(sessionRow(summary, owner));
     const seqs = new Map<string, number>();
     for await (const { thread, message } of bodyMessagesPatched(options.dataDir, original.body)) {
       const seq = seqs.get(thread) ?? 0;
       seqs.set(thread, seq + 1);
-      const m = options.share ? shareOneMessage(message, options.share) : message;
+      const m = lens ? lens.message(message) : message;
       await messages.write(messageRow(m, summary, thread, seq, owner));
       messageCount += 1;
     }

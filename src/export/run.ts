@@ -17,6 +17,6 @@ export async function runExport(options: {
     outDir: options.outDir,
     format: options.format,
     owner: options.owner ?? os.userInfo().username,
-    share: lens?.options,
+    share: lens,
   });
 }
