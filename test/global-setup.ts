@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { FIXTURE_HOME, tempDir } from './helpers/paths.ts';
 import { runCli } from './helpers/cli.ts';
-import { writeDemoDatabases } from './helpers/amazonq-db.ts';
+import { writeDemoDatabases } from './helpers/demo-databases.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -27,7 +27,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   for (const name of ['TMPDIR', 'TMP', 'TEMP']) process.env[name] = runTemp;
   process.env.TZ = 'UTC';
   process.env.ASTRO_TELEMETRY_DISABLED = '1';
-  // The Amazon Q / Kiro databases of the demo home are generated, never committed (as `npm run demo` does).
+  // The SQLite databases of the demo home (Amazon Q, Kiro, Cursor, OpenCode) are generated, never committed (as `npm run demo` does).
   await writeDemoDatabases(FIXTURE_HOME);
   // Small shards, so the search box's merging of shards is what the browser tests see.
   process.env.AGENT_LOGBOOK_SEARCH_SHARD_CHARS = '1500';

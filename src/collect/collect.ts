@@ -312,7 +312,7 @@ function promptKey(p: HistoryPrompt): string {
 /** A source file's stamp, with its SQLite `-wal` where there is one (changes sit there until a checkpoint). */
 function sourceStamp(file: string): string | undefined {
   const stamp = fileStamp(file);
-  if (stamp === undefined || !/\.(sqlite3?|db)$/.test(file)) return stamp;
+  if (stamp === undefined || !/\.(sqlite3?|db|vscdb)$/.test(file)) return stamp;
   const wal = fileStamp(`${file}-wal`);
   return wal === undefined ? stamp : `${stamp}:${wal}`;
 }

@@ -5,8 +5,9 @@ import { dayOf, slotDay } from '../stats/calendar.ts';
 import { addTokenDetail as addTokens, emptyTokens } from '../model/session-accumulator.ts';
 import { PRICES, priceOf, priceTokens as priceTokensOf, splitModelKey, type PriceTable } from './prices.ts';
 
-/** Sources whose histories keep no token counts at all: their cost is not shown as $0. */
-export const NO_TOKEN_SOURCES: ReadonlySet<SourceId> = new Set<SourceId>(['amazon-q']);
+/** Sources whose histories mostly keep no token counts (Amazon Q's database, Cursor): a session of theirs without
+ * tokens is "not recorded", not $0. */
+export const NO_TOKEN_SOURCES: ReadonlySet<SourceId> = new Set<SourceId>(['amazon-q', 'cursor']);
 
 export const COST_LABEL = 'API-equivalent estimate';
 
@@ -59,11 +60,11 @@ function noteSession(
   tokens: TokenUsage,
   byModel: Record<string, TokenUsage> | undefined,
 ) {
-  if (NO_TOKEN_SOURCES.has(s.source)) {
-    if (!into.noTokenCounts.includes(s.source)) into.noTokenCounts.push(s.source);
+  if (!hasTokens(tokens)) {
+    // Sources that mostly record no tokens (Amazon Q's database, Cursor's transcripts): said so, not taken as 0.
+    if (NO_TOKEN_SOURCES.has(s.source) && !into.noTokenCounts.includes(s.source)) into.noTokenCounts.push(s.source);
     return;
   }
-  if (!hasTokens(tokens)) return;
   if (!byModel) {
     into.notKnown += 1;
     return;
@@ -159,8 +160,8 @@ export function costJson(sessions: SessionSummary[], timeZone: string): CostJson
   const total = sessionsCost(sessions);
   const bySource: Record<string, number> = {};
   for (const source of new Set(sessions.map((s) => s.source))) {
-    if (NO_TOKEN_SOURCES.has(source)) continue;
-    bySource[source] = sessionsCost(sessions.filter((s) => s.source === source)).usd;
+    const cost = sessionsCost(sessions.filter((s) => s.source === source));
+    if (cost.priced > 0 || !NO_TOKEN_SOURCES.has(source)) bySource[source] = cost.usd;
   }
   const byDay: Record<string, number> = {};
   for (const [day, c] of [...costByDay(sessions, timeZone)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))

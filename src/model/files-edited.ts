@@ -2,17 +2,37 @@ import type { ToolCall } from './message.ts';
 
 /** Which files a tool call edits, by what the call asked for (not by whether it worked). */
 
-/** Tools that name one file they write: Claude Code's Edit/Write/MultiEdit/NotebookEdit, Amazon Q's fs_write. */
+/** Tools that name one file they write, and the argument keys that may name it (the first present wins):
+ * Claude Code, Amazon Q and Kiro, Gemini CLI, Copilot CLI, Cursor, OpenCode, Cline / Roo / Kilo. */
 const FILE_TOOLS: Record<string, readonly string[]> = {
   Edit: ['file_path'],
   MultiEdit: ['file_path'],
-  Write: ['file_path'],
+  Write: ['file_path', 'path'],
   NotebookEdit: ['notebook_path'],
   fs_write: ['path'],
+  write: ['path', 'filePath'],
+  edit: ['path', 'filePath'],
+  create: ['path'],
+  replace: ['file_path'],
+  write_file: ['file_path'],
+  StrReplace: ['path'],
+  edit_file: ['target_file', 'file_path', 'path'],
+  search_replace: ['file_path', 'target_file', 'path'],
+  write_to_file: ['path'],
+  replace_in_file: ['path'],
+  apply_diff: ['path'],
 };
 
 /** Tools whose input may carry an apply_patch patch (Codex: freeform apply_patch, or through the shell). */
-const PATCH_TOOLS = new Set(['apply_patch', 'shell', 'local_shell', 'exec_command', 'shell_command', 'container.exec']);
+const PATCH_TOOLS = new Set([
+  'apply_patch',
+  'patch',
+  'shell',
+  'local_shell',
+  'exec_command',
+  'shell_command',
+  'container.exec',
+]);
 
 const PATCH_FILE = /^\*\*\* (?:Add|Update|Delete) File: (.+?)\s*$|^\*\*\* Move to: (.+?)\s*$/gm;
 
@@ -20,7 +40,8 @@ export function editedFiles(call: Pick<ToolCall, 'name' | 'arguments' | 'argumen
   const keys = FILE_TOOLS[call.name];
   if (keys) {
     const args = argumentsObject(call);
-    return keys.map((k) => args?.[k]).filter((v): v is string => typeof v === 'string' && v.length > 0);
+    const file = keys.map((k) => args?.[k]).find((v): v is string => typeof v === 'string' && v.length > 0);
+    return file ? [file] : [];
   }
   if (PATCH_TOOLS.has(call.name)) {
     const text = patchText(call);

@@ -93,21 +93,45 @@ export function languageOf(file: string | undefined): string | undefined {
   return dot < 0 ? undefined : EXTENSIONS[name.slice(dot + 1)];
 }
 
+/** Each assistant's tool names by what they do (lower case; an MCP prefix is taken off first). */
+const TOOL_FAMILIES: Record<string, readonly string[]> = {
+  edit: [
+    'edit',
+    'str_replace',
+    'str_replace_based_edit_tool',
+    'str_replace_editor',
+    'replace',
+    'strreplace',
+    'search_replace',
+    'edit_file',
+    'editfile',
+  ],
+  multiedit: ['multiedit', 'replace_in_file', 'apply_diff'],
+  write: ['write', 'create', 'write_file', 'notebookedit', 'write_to_file'],
+  fs_write: ['fs_write'],
+  patch: ['apply_patch', 'patch'],
+  read: ['read', 'fs_read', 'read_file', 'view', 'readfile'],
+  shell: [
+    'bash',
+    'shell',
+    'exec_command',
+    'execute_bash',
+    'local_shell',
+    'shell_command',
+    'container.exec',
+    'run_shell_command',
+    'run_terminal_cmd',
+    'execute_command',
+  ],
+  todo: ['todowrite', 'update_plan', 'todo_list', 'write_todos', 'todo_write', 'update_todo_list', 'todo'],
+  fetch: ['webfetch', 'web_fetch', 'fetch'],
+  search: ['websearch', 'web_search', 'web_search_call', 'search_web', 'google_web_search'],
+  task: ['task', 'agent', 'spawn_agent', 'subagent', 'new_task'],
+};
+const FAMILY_OF = new Map(Object.entries(TOOL_FAMILIES).flatMap(([family, names]) => names.map((n) => [n, family])));
+
 function toolFamily(name: string): string {
-  const n = name.toLowerCase().replace(/^mcp__.*__/, '');
-  if (['edit', 'str_replace', 'str_replace_based_edit_tool', 'str_replace_editor'].includes(n)) return 'edit';
-  if (n === 'multiedit') return 'multiedit';
-  if (['write', 'create', 'write_file', 'notebookedit'].includes(n)) return 'write';
-  if (n === 'fs_write') return 'fs_write';
-  if (n === 'apply_patch') return 'patch';
-  if (['read', 'fs_read', 'read_file', 'view'].includes(n)) return 'read';
-  if (['bash', 'shell', 'exec_command', 'execute_bash', 'local_shell', 'shell_command', 'container.exec'].includes(n))
-    return 'shell';
-  if (n === 'todowrite' || n === 'update_plan' || n === 'todo_list') return 'todo';
-  if (['webfetch', 'web_fetch', 'fetch'].includes(n)) return 'fetch';
-  if (['websearch', 'web_search', 'web_search_call', 'search_web'].includes(n)) return 'search';
-  if (n === 'task' || n === 'agent' || n === 'spawn_agent') return 'task';
-  return 'other';
+  return FAMILY_OF.get(name.toLowerCase().replace(/^mcp__.*__/, '')) ?? 'other';
 }
 
 function commandText(value: unknown): string | undefined {
@@ -140,9 +164,17 @@ export function toolInputView(call: ToolCall): ToolInputView {
   const family = toolFamily(call.name);
   // Amazon Q's fs_read takes a list of operations: the first one's path stands for them.
   const operations = Array.isArray(args?.operations) ? (args.operations as Args[]) : [];
-  const path = str(args?.file_path) ?? str(args?.path) ?? str(args?.notebook_path) ?? str(operations[0]?.path) ?? '';
+  const path =
+    str(args?.file_path) ??
+    str(args?.path) ??
+    str(args?.filePath) ??
+    str(args?.absolute_path) ??
+    str(args?.target_file) ??
+    str(args?.notebook_path) ??
+    str(operations[0]?.path) ??
+    '';
   if (family === 'patch' || (call.arguments && isPatchEnvelope(call.arguments) && !args)) {
-    const text = str(args?.input) ?? str(args?.patch) ?? call.arguments ?? '';
+    const text = str(args?.input) ?? str(args?.patch) ?? str(args?.patchText) ?? call.arguments ?? '';
     if (isPatchEnvelope(text)) return { kind: 'diff', files: parsePatchEnvelope(text) };
   }
   if (args) {
@@ -150,6 +182,8 @@ export function toolInputView(call: ToolCall): ToolInputView {
       return { kind: 'diff', files: [{ path, action: 'update', lines: lineDiff(args.old_string, args.new_string) }] };
     if (family === 'edit' && typeof args.old_str === 'string' && typeof args.new_str === 'string')
       return { kind: 'diff', files: [{ path, action: 'update', lines: lineDiff(args.old_str, args.new_str) }] };
+    if (family === 'edit' && typeof args.oldString === 'string' && typeof args.newString === 'string')
+      return { kind: 'diff', files: [{ path, action: 'update', lines: lineDiff(args.oldString, args.newString) }] };
     if (family === 'multiedit' && Array.isArray(args.edits)) {
       const lines = (args.edits as Args[]).flatMap((e, i) => [
         ...(i > 0 ? [{ op: '@' as const, text: `edit ${i + 1}` }] : []),
@@ -157,23 +191,29 @@ export function toolInputView(call: ToolCall): ToolInputView {
       ]);
       return { kind: 'diff', files: [{ path, action: 'update', lines }] };
     }
-    if (family === 'fs_write') {
+    // Amazon Q's fs_write and Kiro's write: one tool, its `command` says which edit.
+    if (family === 'fs_write' || (family === 'write' && typeof args.command === 'string')) {
       const command = str(args.command);
-      if (command === 'str_replace')
-        return {
-          kind: 'diff',
-          files: [{ path, action: 'update', lines: lineDiff(str(args.old_str) ?? '', str(args.new_str) ?? '') }],
-        };
+      const oldText = str(args.old_str) ?? str(args.oldStr) ?? '';
+      const newText = str(args.new_str) ?? str(args.newStr);
+      if (command === 'str_replace' || command === 'strReplace')
+        return { kind: 'diff', files: [{ path, action: 'update', lines: lineDiff(oldText, newText ?? '') }] };
       if (command === 'append' || command === 'insert')
         return {
           kind: 'diff',
-          files: [{ path, action: 'update', lines: lineDiff('', str(args.new_str) ?? str(args.file_text) ?? '') }],
+          files: [
+            {
+              path,
+              action: 'update',
+              lines: lineDiff('', newText ?? str(args.file_text) ?? str(args.content) ?? ''),
+            },
+          ],
         };
       const text = str(args.file_text) ?? str(args.content);
       if (text !== undefined) return { kind: 'code', path, lang: languageOf(path), code: text, caption: 'Writes' };
     }
     if (family === 'write') {
-      const text = str(args.content) ?? str(args.file_text) ?? str(args.new_source);
+      const text = str(args.content) ?? str(args.file_text) ?? str(args.contents) ?? str(args.new_source);
       if (text !== undefined) return { kind: 'code', path, lang: languageOf(path), code: text, caption: 'Writes' };
     }
     if (family === 'shell') {
@@ -186,7 +226,7 @@ export function toolInputView(call: ToolCall): ToolInputView {
         return {
           kind: 'shell',
           command,
-          cwd: str(args.workdir) ?? str(args.cwd),
+          cwd: str(args.workdir) ?? str(args.cwd) ?? str(args.dir_path) ?? str(args.working_directory),
           description: str(args.description) ?? str(args.summary),
         };
       }
@@ -201,12 +241,18 @@ export function toolInputView(call: ToolCall): ToolInputView {
       return { kind: 'read', path, range: operations.length > 1 ? `and ${operations.length - 1} more` : range };
     }
     if (family === 'todo') {
-      const list = Array.isArray(args.todos) ? args.todos : Array.isArray(args.plan) ? args.plan : undefined;
+      const list = Array.isArray(args.todos)
+        ? args.todos
+        : Array.isArray(args.plan)
+          ? args.plan
+          : typeof args.todos === 'string'
+            ? checklistItems(args.todos)
+            : undefined;
       if (list)
         return {
           kind: 'todo',
           items: (list as Args[]).map((t) => ({
-            text: str(t?.content) ?? str(t?.step) ?? str(t?.text) ?? JSON.stringify(t),
+            text: str(t?.content) ?? str(t?.step) ?? str(t?.text) ?? str(t?.description) ?? JSON.stringify(t),
             status: todoStatus(t?.status),
           })),
           explanation: str(args.explanation),
@@ -215,7 +261,9 @@ export function toolInputView(call: ToolCall): ToolInputView {
     if (family === 'fetch' || family === 'search') {
       const url = str(args.url);
       const query =
-        str(args.query) ?? (Array.isArray(args.queries) ? (args.queries as unknown[]).join(' · ') : undefined);
+        str(args.query) ??
+        str(args.search_term) ??
+        (Array.isArray(args.queries) ? (args.queries as unknown[]).join(' · ') : undefined);
       if (url || query) return { kind: 'web', url, query, prompt: str(args.prompt) };
     }
     if (family === 'task') {
@@ -229,6 +277,18 @@ export function toolInputView(call: ToolCall): ToolInputView {
     }
   }
   return { kind: 'json', text: pretty(call) };
+}
+
+/** A Markdown checklist (`- [x] done`, `- [-] doing`, `- [ ] to do`), as Roo Code's update_todo_list writes it. */
+function checklistItems(text: string): Args[] {
+  return text
+    .split('\n')
+    .map((line) => /^\s*[-*]\s*\[([ xX-])\]\s*(.*)$/.exec(line))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => ({
+      content: m[2],
+      status: m[1] === ' ' ? 'pending' : m[1] === '-' ? 'in_progress' : 'completed',
+    }));
 }
 
 /** `     12→text` (Claude Read) or `    12\ttext` (cat -n): the numbers taken off, and the first one kept. */

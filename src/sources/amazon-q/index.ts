@@ -1,14 +1,15 @@
-import { cutDeeperThan } from '../../model/message-schema.ts';
-import { MAX_JSON_DEPTH, nestedDeeperThan } from '../../util/jsonl.ts';
+import type { Session } from '../../model/session.ts';
 import type { Source, SourceContext, SourceItem, SourceLocation } from '../source.ts';
-import { candidateExports, locateAmazonQ } from './paths.ts';
-import { latestDataTime, normalizeConversation } from './normalize.ts';
-import { QReadError, readDatabase, readExport, type ConversationRow, type ReadDatabaseOptions } from './reader.ts';
-import type { QConversationState } from './schema.ts';
+import { bestCopy, copySession, describeCopy, groupCopies, readRows, type Copy } from './db-copies.ts';
+import { readKiroSession, type KiroSession } from './kiro-sessions.ts';
+import { listKiroPairs, pairFiles, type KiroPair } from './kiro-paths.ts';
+import { candidateExports, kiroDirsIn, locateAmazonQ } from './paths.ts';
+import type { ReadDatabaseOptions } from './reader.ts';
 
 /**
- * Amazon Q Developer CLI and Kiro CLI (FORMATS.md §3): `data.sqlite3` rows (`conversations`: one per directory,
- * overwritten by every new `q chat` there; Kiro's `conversations_v2`: one per conversation) and `/save` exports.
+ * Amazon Q Developer CLI and Kiro CLI (FORMATS.md §3, docs/formats/kiro.md): `data.sqlite3` rows
+ * (`conversations`: one per directory, overwritten by every new `q chat` there; Kiro's `conversations_v2`: one
+ * per conversation), `/save` exports, and Kiro CLI's own sessions (`~/.kiro/sessions/cli/<id>.jsonl` + `.json`).
  * Each conversation is yielded once, from its freshest copy; the collector's archive keeps every
  * `conversation_id` ever seen, so conversations Q overwrites stay on the site.
  */
@@ -23,131 +24,101 @@ export function createAmazonQSource(readOptions: ReadDatabaseOptions = {}): Sour
 
 export const amazonQ: Source = createAmazonQSource();
 
-interface Copy {
-  row: ConversationRow;
-  freshness: number;
-  size: number;
-}
-
 async function* readAmazonQ(
   location: SourceLocation,
   ctx: SourceContext,
   readOptions: ReadDatabaseOptions,
 ): AsyncGenerator<SourceItem> {
-  // Re-read only when a database (or export) changed since the archive's copies were made.
-  const unchanged = ctx.unchanged?.(location.found);
-  if (unchanged) {
-    yield { kind: 'unchanged', sessionIds: unchanged };
-    return;
-  }
-  const exports = new Set(candidateExports(ctx));
-  const rows: ConversationRow[] = [];
-  for (const file of location.found) await ctx.stamp?.(file);
-  for (const file of location.found) {
-    try {
-      if (exports.has(file)) {
-        rows.push(await readExport(file));
-        continue;
-      }
-      const contents = await readDatabase(file, readOptions);
-      if (contents.tables.length === 0) {
-        ctx.warn({
-          file,
-          message: 'no conversations table (Q builds before May 2025 kept no chat history here); nothing to read',
-        });
-      }
-      rows.push(...contents.rows);
-    } catch (error) {
-      const detail = error instanceof QReadError ? error.message : `could not read (${(error as Error).message})`;
-      ctx.unavailable?.(file);
-      ctx.warn({ file, message: `${detail}; skipped this run, conversations collected earlier stay in the archive` });
-    }
+  const sessionDirs = kiroDirsIn(location.found, ctx);
+  const dirSet = new Set(sessionDirs);
+  const stores = location.found.filter((f) => !dirSet.has(f));
+  const pairs: KiroPair[] = [];
+  for (const dir of sessionDirs) pairs.push(...(await listKiroPairs(dir, ctx.warn)));
+
+  // Each Kiro session is re-read only when its own two files changed.
+  const unchangedPairs = new Map<KiroPair, string[]>();
+  let pending: KiroPair[] = [];
+  for (const pair of pairs) {
+    const ids = ctx.unchanged?.(pairFiles(pair));
+    if (ids) unchangedPairs.set(pair, ids);
+    else pending.push(pair);
   }
 
-  // One conversation can be stored several times: a `/save` export of a row, a Kiro database next to the Q one
-  // it was migrated from, a v1 row copied into `conversations_v2`. The freshest copy wins.
-  const groups = new Map<string, Copy[]>();
-  for (const row of rows) {
-    const state = parseRow(row, ctx);
-    if (!state) continue;
-    const conversationId =
-      row.conversationId ?? (typeof state.conversation_id === 'string' ? state.conversation_id : undefined);
-    if (!conversationId) {
-      ctx.warn({ file: row.file, message: `${describeRow(row)} has no conversation_id; skipped` });
-      continue;
+  // The databases are re-read when one changed, or when a Kiro session not read before may be a copy of one of
+  // their conversations. A conversation stored in both lists both stores' files, so it is unchanged only with them.
+  const unchanged = new Set<string>();
+  let readStores = stores.length > 0;
+  if (readStores) {
+    const ids = ctx.unchanged?.(stores);
+    if (ids && !pending.some((p) => ids.includes(p.id))) {
+      for (const id of ids) unchanged.add(id);
+      readStores = false;
+    } else if (!ids) {
+      const both = pending.filter((p) => ctx.archived.has(`amazon-q/${p.id}`));
+      const withBoth = both.length > 0 ? ctx.unchanged?.([...stores, ...both.flatMap(pairFiles)]) : undefined;
+      const rest = pending.filter((p) => !both.includes(p));
+      if (withBoth && !rest.some((p) => withBoth.includes(p.id))) {
+        for (const id of withBoth) unchanged.add(id);
+        pending = rest;
+        readStores = false;
+      }
     }
-    const freshness = Math.max(row.updatedAt ?? 0, latestDataTime(state) ?? 0) || row.fileMtimeMs;
-    const size = (Array.isArray(state.history) ? state.history.length : 0) + (state.transcript?.length ?? 0);
-    const copies = groups.get(conversationId) ?? [];
-    copies.push({ row, freshness, size });
-    groups.set(conversationId, copies);
+  }
+  const groups = readStores
+    ? groupCopies(await readRows(stores, new Set(candidateExports(ctx)), ctx, readOptions), ctx)
+    : new Map<string, Copy[]>();
+  for (const [pair, ids] of unchangedPairs) {
+    // A database that changed may now hold a copy of this session's conversation: read both.
+    if (ids.some((id) => groups.has(id)) || groups.has(pair.id)) pending.push(pair);
+    else for (const id of ids) unchanged.add(id);
+  }
+  if (unchanged.size > 0) yield { kind: 'unchanged', sessionIds: [...unchanged] };
+
+  const kiro = new Map<string, KiroSession>();
+  for (const pair of pending) {
+    for (const file of pairFiles(pair)) await ctx.stamp?.(file);
+    let read: KiroSession | undefined;
+    try {
+      read = await readKiroSession(pair, ctx.warn);
+    } catch (error) {
+      ctx.unavailable?.(pair.jsonl);
+      ctx.warn({ file: pair.jsonl, message: `not understood (${(error as Error).message}); skipped` });
+    }
+    if (!read) continue;
+    const seen = kiro.get(read.conversationId);
+    if (!seen || read.freshness > seen.freshness) kiro.set(read.conversationId, read);
   }
 
   for (const [conversationId, copies] of groups) {
-    const best = copies.reduce((a, b) =>
-      b.freshness > a.freshness || (b.freshness === a.freshness && b.size > a.size) ? b : a,
-    );
-    const state = parseRow(best.row, ctx, true);
-    if (!state) continue;
-    const cwd = copies.find((c) => c.row.key)?.row.key;
-    const archived = await ctx.loadArchived?.(conversationId);
-    let session: ReturnType<typeof normalizeConversation>;
-    // A conversation the normalizer cannot handle costs that conversation only.
-    try {
-      session = normalizeConversation({
-        state,
-        row: best.row,
-        conversationId,
-        cwd,
-        archived: archived?.source === 'amazon-q' ? archived : undefined,
-      });
-    } catch (error) {
-      ctx.unavailable?.(best.row.file);
-      ctx.warn({
-        file: best.row.file,
-        message: `${describeRow(best.row)} (conversation ${JSON.stringify(conversationId)}) not understood (${
-          error instanceof Error ? `${error.name}: ${error.message}` : String(error)
-        }); skipped`,
-      });
-      continue;
-    }
+    const own = kiro.get(conversationId);
+    if (own && !databaseWins(bestCopy(copies), own)) continue;
+    const session = await copySession(conversationId, copies, ctx);
     if (!session) continue;
-    const others = [...new Set(copies.filter((c) => c !== best).map((c) => describeCopy(c.row)))];
-    if (others.length > 0)
-      session.warnings.push(`also stored in ${others.join(', ')} (an older or equal copy; not read)`);
+    if (own) alsoIn(session, own.session.files, own.session.files.join(', '));
+    yield { kind: 'session', session };
+  }
+  for (const [conversationId, own] of kiro) {
+    const copies = groups.get(conversationId);
+    if (copies && databaseWins(bestCopy(copies), own)) continue;
+    const session = own.session;
+    if (copies) {
+      session.sessionId = conversationId;
+      alsoIn(
+        session,
+        copies.map((c) => c.row.file),
+        [...new Set(copies.map((c) => describeCopy(c.row)))].join(', '),
+      );
+    }
     yield { kind: 'session', session };
   }
 }
 
-function parseRow(row: ConversationRow, ctx: SourceContext, quiet = false): QConversationState | undefined {
-  try {
-    const value = JSON.parse(row.value.toString('utf8')) as unknown;
-    if (nestedDeeperThan(row.value, value, MAX_JSON_DEPTH)) {
-      // One deep tool argument costs that argument, not the conversation.
-      cutDeeperThan(value, MAX_JSON_DEPTH);
-      if (!quiet)
-        ctx.warn({
-          file: row.file,
-          message: `${describeRow(row)} is nested more than ${MAX_JSON_DEPTH} levels deep; the deeper part replaced with a marker`,
-        });
-    }
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as QConversationState;
-    if (!quiet) ctx.warn({ file: row.file, message: `${describeRow(row)} is not a ConversationState object; skipped` });
-  } catch (error) {
-    if (!quiet)
-      ctx.warn({
-        file: row.file,
-        message: `${describeRow(row)} is not valid JSON (${(error as Error).message}); skipped`,
-      });
-  }
-  return undefined;
+/** A database copy wins over the Kiro session only when it is fresher, or as fresh and fuller. */
+function databaseWins(copy: Copy, own: KiroSession): boolean {
+  return copy.freshness > own.freshness || (copy.freshness === own.freshness && copy.size > own.size);
 }
 
-function describeCopy(row: ConversationRow): string {
-  return row.kind === 'json' ? row.file : `${row.file} (${row.table})`;
-}
-
-function describeRow(row: ConversationRow): string {
-  if (row.kind === 'json') return 'the file';
-  return `${row.table} row ${row.rowIndex}${row.key ? ` (${row.key})` : ''}`;
+function alsoIn(session: Session, files: string[], where: string): void {
+  session.files = [...new Set([...session.files, ...files])];
+  session.warnings.push(`also stored in ${where} (an older or equal copy; not read)`);
 }

@@ -113,3 +113,18 @@ export async function listProjectDirs(root: string, warn?: WarningSink): Promise
   }
   return dirs.sort();
 }
+
+/**
+ * A best guess at the working directory a project folder stands for, for sessions whose records name none.
+ * Claude names the folder after the cwd with every character that is not a letter or digit replaced by `-`, so
+ * the guess cannot tell a `-` (or `.`, `_`, space) in a name from a separator: `-home-alice-work-app` →
+ * `/home/alice/work/app`; a Windows cwd `C:\Users\alice\work\app` was written `C--Users-alice-work-app` →
+ * `C:\Users\alice\work\app`. Undefined for a name of neither shape.
+ */
+export function cwdFromProjectDir(projectDir: string): string | undefined {
+  const name = path.basename(projectDir);
+  const windows = /^([A-Za-z])--(.*)$/.exec(name);
+  if (windows) return `${windows[1]!.toUpperCase()}:\\${windows[2]!.split('-').filter(Boolean).join('\\')}`;
+  if (name.startsWith('-') && name.length > 1) return `/${name.slice(1).split('-').filter(Boolean).join('/')}`;
+  return undefined;
+}

@@ -1,0 +1,56 @@
+import path from 'node:path';
+import { byCodeUnits, listEntries } from '../../util/fs.ts';
+import type { Source, SourceContext, SourceItem, SourceLocation } from '../source.ts';
+import { taskFiles } from './documents.ts';
+import { locateCline, originOf } from './paths.ts';
+import { readTask } from './task.ts';
+
+/**
+ * Cline, Roo Code and Kilo Code (docs/formats/cline.md): each task is a folder `tasks/<id>/` under the
+ * extension's `globalStorage` folder (or the Cline CLI's `~/.cline/data`) holding `api_conversation_history.json`
+ * (what the model saw), `ui_messages.json` (what the user saw, with times and each request's tokens and cost) and
+ * `task_metadata.json` (models, extension version). One task is one session; an unchanged task is not reopened.
+ */
+export const cline: Source = {
+  id: 'cline',
+  label: 'Cline / Roo Code / Kilo Code',
+  locate: locateCline,
+  read: readCline,
+};
+
+async function* readCline(location: SourceLocation, ctx: SourceContext): AsyncGenerator<SourceItem> {
+  const seen = new Set<string>();
+  for (const root of location.found) {
+    const origin = originOf(root);
+    const tasksDir = path.join(root, 'tasks');
+    const changed: { dir: string; files: string[] }[] = [];
+    const entries = (await listEntries(tasksDir, ctx.warn)).sort((a, b) => byCodeUnits(a.name, b.name));
+    for (const entry of entries) {
+      if (entry.kind !== 'directory') continue;
+      const dir = path.join(tasksDir, entry.name);
+      const files = await taskFiles(dir);
+      if (!files.length) continue;
+      if (seen.has(entry.name)) {
+        ctx.warn({ file: dir, message: 'a task with this id was already read from another folder; skipped' });
+        continue;
+      }
+      seen.add(entry.name);
+      const unchanged = ctx.unchanged?.(files);
+      if (unchanged) {
+        yield { kind: 'unchanged', sessionIds: unchanged };
+        continue;
+      }
+      for (const file of files) await ctx.stamp?.(file);
+      changed.push({ dir, files });
+    }
+    for (const { dir, files } of changed) {
+      try {
+        const session = await readTask(root, dir, files, origin, ctx.warn);
+        if (session) yield { kind: 'session', session };
+      } catch (error) {
+        ctx.unavailable?.(dir);
+        ctx.warn({ file: dir, message: `could not read (${(error as Error).message}); skipped` });
+      }
+    }
+  }
+}

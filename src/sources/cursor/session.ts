@@ -1,0 +1,154 @@
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import type { NormalizedMessage } from '../../model/message.ts';
+import type { Session, SubagentThread } from '../../model/session.ts';
+import { readJsonl } from '../../util/jsonl.ts';
+import { openRegular } from '../../util/fs.ts';
+import type { WarningSink } from '../../util/warnings.ts';
+import { ThreadBuilder } from './builder.ts';
+import { addBubble, orderedBubbles, type Composer } from './bubbles.ts';
+import type { CursorDb } from './db-reader.ts';
+import { cwdFromSlug } from './slug.ts';
+import { isObject, isoOf, str } from './text.ts';
+import { addTranscriptLine } from './transcript-jsonl.ts';
+import { addTextTranscript } from './transcript-txt.ts';
+import type { TranscriptGroup } from './transcripts.ts';
+import { workspaceFolder } from './workspace.ts';
+
+/** A legacy `.txt` transcript is read whole: past this size it is skipped with a warning. */
+const MAX_TXT_BYTES = 64 * 1024 * 1024;
+
+interface FileTimes {
+  start: string;
+  end: string;
+}
+
+async function fileTimes(file: string): Promise<FileTimes> {
+  const stat = await fs.stat(file);
+  const end = stat.mtime.toISOString();
+  const born = stat.birthtimeMs > 0 && stat.birthtimeMs <= stat.mtimeMs ? stat.birthtime.toISOString() : end;
+  return { start: born, end };
+}
+
+/** Reads one transcript file into a thread (JSONL streamed line by line; `.txt` whole, up to a cap). */
+export async function readTranscript(file: string, warn: WarningSink, idPrefix = ''): Promise<ThreadBuilder> {
+  const thread = new ThreadBuilder(idPrefix);
+  if (file.endsWith('.txt')) {
+    const handle = await openRegular(file);
+    try {
+      const { size } = await handle.stat();
+      if (size > MAX_TXT_BYTES) warn({ file, message: 'a .txt transcript over 64 MiB is not read; skipped' });
+      else addTextTranscript(thread, file, await handle.readFile('utf8'));
+    } finally {
+      await handle.close();
+    }
+    return thread;
+  }
+  for await (const { line, value } of readJsonl(file, { onWarning: warn })) {
+    addTranscriptLine(thread, file, line, value, warn);
+  }
+  return thread;
+}
+
+export interface ComposerSource {
+  db: CursorDb;
+  composer: Composer;
+}
+
+function composerThread(source: ComposerSource, warn: WarningSink, models: Set<string>): ThreadBuilder {
+  const thread = new ThreadBuilder();
+  const bubbles = orderedBubbles(source.composer, source.db.bubbles(source.composer.composerId ?? ''));
+  bubbles.forEach((b, i) => addBubble(thread, source.db.file, i + 1, b, source.composer, warn, models));
+  return thread;
+}
+
+const prompts = (messages: NormalizedMessage[]) => messages.filter((m) => m.metadata?.kind === 'prompt');
+
+/**
+ * One conversation as a session: from its transcript files, its `composerData` in the editor's database, or both
+ * (the composer id is the transcript's uuid). With both, the bubbles are the messages when they hold at least
+ * the transcript's prompts (they carry times, tool results, thinking and token counts); otherwise the transcript
+ * is, its prompts dated from the bubbles in order. Title, times and model come from the composer when there is one.
+ */
+export async function buildSession(
+  id: string,
+  group: TranscriptGroup | undefined,
+  composer: ComposerSource | undefined,
+  warn: WarningSink,
+): Promise<Session | undefined> {
+  const models = new Set<string>();
+  const files: string[] = [];
+  const c = composer?.composer;
+  const db = composer ? composerThread(composer, warn, models) : undefined;
+  const main = group?.main ? await readTranscript(group.main, warn) : undefined;
+  const times = group?.main ? await fileTimes(group.main) : undefined;
+  const created = isoOf(c?.createdAt);
+  const updated = isoOf(c?.lastUpdatedAt) ?? created;
+  const fallbackStart = created ?? times?.start ?? new Date(composer?.db.mtimeMs ?? 0).toISOString();
+  const fallbackEnd = updated ?? times?.end ?? fallbackStart;
+
+  const useDb =
+    db !== undefined &&
+    db.messages.length > 0 &&
+    (!main || prompts(db.messages).length >= prompts(main.messages).length);
+  let thread: ThreadBuilder | undefined = useDb ? db : main;
+  if (!useDb && main && db) {
+    const dbPrompts = prompts(db.messages).filter((m) => m.timestamp);
+    prompts(main.messages).forEach((m, i) => {
+      if (!m.timestamp && dbPrompts[i]) m.timestamp = dbPrompts[i]!.timestamp;
+    });
+  }
+  if (group?.main) files.push(group.main);
+  if (composer) files.push(composer.db.file);
+  if (!thread) thread = new ThreadBuilder();
+  const messages = thread.finish(fallbackStart, fallbackEnd);
+
+  const subagents: SubagentThread[] = [];
+  for (const file of group?.subagents ?? []) {
+    const agentId = path.basename(file, '.jsonl');
+    const sub = await readTranscript(file, warn, `${agentId}:`);
+    const t = await fileTimes(file);
+    subagents.push({ agentId, file, messages: sub.finish(t.start, t.end) });
+    files.push(file);
+  }
+  if (messages.length === 0 && subagents.every((s) => s.messages.length === 0)) return undefined;
+
+  const all = [...messages, ...subagents.flatMap((s) => s.messages)].map((m) => m.timestamp).sort();
+  const firstPrompt = prompts(messages)[0]?.segments[0]?.text ?? '';
+  const line =
+    firstPrompt
+      .split('\n')
+      .find((l) => l.trim())
+      ?.trim() ?? '';
+  const title = str(c?.name) ?? (line ? (line.length > 80 ? `${line.slice(0, 79)}…` : line) : id);
+  const seen = seenPaths([...messages, ...subagents.flatMap((s) => s.messages)]);
+  let cwd = group ? cwdFromSlug(group.slug, seen) : '';
+  if (!group && composer) cwd = (await workspaceFolder(composer.db.file, c!)) ?? '';
+  return {
+    source: 'cursor',
+    sessionId: id,
+    title,
+    cwd,
+    startedAt: all[0] ?? fallbackStart,
+    endedAt: all.at(-1) ?? fallbackEnd,
+    models: [...models].sort(),
+    files,
+    messages,
+    subagents,
+    warnings: [],
+  };
+}
+
+/** Absolute paths named in tool arguments, which show where the workspace is. */
+function seenPaths(messages: NormalizedMessage[]): string[] {
+  const out: string[] = [];
+  for (const m of messages) {
+    const args = m.tool_call?.arguments_json;
+    if (!isObject(args)) continue;
+    for (const v of Object.values(args)) {
+      if (typeof v === 'string' && (v.startsWith('/') || /^[A-Za-z]:[\\/]/.test(v) || v.startsWith('file://')))
+        out.push(v);
+    }
+  }
+  return out;
+}
