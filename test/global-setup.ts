@@ -2,7 +2,7 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { FIXTURE_HOME, tempDir } from './helpers/paths.ts';
+import { COUNTED_ASSISTANTS, FIXTURE_HOME, tempDir } from './helpers/paths.ts';
 import { runCli } from './helpers/cli.ts';
 import { writeDemoDatabases } from './helpers/demo-databases.ts';
 
@@ -34,7 +34,19 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const root = await tempDir('site');
   const dataDir = path.join(root, 'data');
   const outDir = path.join(root, 'dist');
-  const run = await runCli(['build', '--home', FIXTURE_HOME, '--data', dataDir, '--out', outDir, '--tz', 'Asia/Tokyo']);
+  const run = await runCli([
+    'build',
+    '--home',
+    FIXTURE_HOME,
+    '--assistants',
+    COUNTED_ASSISTANTS.join(','),
+    '--data',
+    dataDir,
+    '--out',
+    outDir,
+    '--tz',
+    'Asia/Tokyo',
+  ]);
   delete process.env.AGENT_LOGBOOK_SEARCH_SHARD_CHARS;
   project.provide('site', { dataDir, outDir, stderr: run.stderr, code: run.code });
   return async () => {

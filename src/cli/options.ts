@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import { SOURCE_IDS } from '../model/message.ts';
 import { isDay, isWeek, type WeekStart } from '../stats/calendar-words.ts';
 import { expandHome, writeFileAtomic } from '../util/fs.ts';
 
@@ -63,6 +64,8 @@ const SOURCE_PATH_KEYS: readonly SourcePathKey[] = SOURCE_PATH_FLAGS.map((f) => 
 /** Options every command that reads sources shares. */
 export type SourceFlags = { [K in SourcePathKey]?: string[] } & {
   home?: string;
+  /** Read only these assistants (source ids). */
+  assistants?: string[];
   data?: string;
   config?: string;
 };
@@ -78,6 +81,11 @@ const collectRepeatable = (value: string, previous: string[] | undefined) => [..
 
 export function addSourceOptions(command: Command): Command {
   command.option('--home <dir>', "home directory to look for histories in (default: the user's home)");
+  command.option(
+    '--assistants <ids>',
+    `read only these assistants, comma-separated (${SOURCE_IDS.join(', ')}; default: all)`,
+    parseAssistants,
+  );
   for (const { flag, help } of SOURCE_PATH_FLAGS) command.option(flag, `${help}; repeatable`, collectRepeatable);
   return command
     .option(
@@ -103,6 +111,7 @@ export const REMEMBERED_FILE = 'settings.json';
 
 /** The keys of the config file and of the remembered settings. Paths are relative to the file's folder. */
 export type SettingsFile = { [K in SourcePathKey]?: string | string[] } & {
+  assistants?: string[];
   tz?: string;
   weekStart?: WeekStart;
   siteUrl?: string;
@@ -119,10 +128,26 @@ const SETTINGS_KEYS: (keyof SettingsFile)[] = [
   'siteUrl',
   'out',
   'home',
+  'assistants',
   ...SOURCE_PATH_KEYS,
   'data',
 ];
-const SOURCE_KEYS = ['home', ...SOURCE_PATH_KEYS] as const;
+const SOURCE_KEYS = ['home', 'assistants', ...SOURCE_PATH_KEYS] as const;
+
+/** `--assistants claude-code,codex`: known source ids, or a usage error naming them. */
+export function parseAssistants(value: string): string[] {
+  const ids = value
+    .split(',')
+    .map((id) => id.trim())
+    .filter(Boolean);
+  const unknown = ids.filter((id) => !(SOURCE_IDS as readonly string[]).includes(id));
+  if (ids.length === 0 || unknown.length > 0) {
+    throw new InvalidArgumentError(
+      `unknown assistant ${unknown.join(', ') || '(none)'}; known: ${SOURCE_IDS.join(', ')}`,
+    );
+  }
+  return ids;
+}
 
 export interface SettingsFlags extends SourceFlags {
   tz?: string;
@@ -238,6 +263,7 @@ export function resolveSettings(flags: SettingsFlags, io: { cwd: string; env: No
     sourceOptions: {
       explicitHome: explicitHome ? 'true' : undefined,
       ...Object.fromEntries(SOURCE_PATH_KEYS.map((key) => [key, list(sources.values[key])])),
+      assistants: sources.values.assistants,
     },
     get timeZone() {
       return (zone ??= resolveZone());
@@ -272,6 +298,8 @@ export async function rememberSettings(
   if (used.out && settings.out) next.out = settings.out;
   for (const key of SOURCE_KEYS) delete next[key];
   if (settings.explicitHome) next.home = settings.home;
+  const assistants = settings.sourceOptions.assistants;
+  if (Array.isArray(assistants)) next.assistants = assistants;
   for (const key of SOURCE_PATH_KEYS) {
     const value = settings.sourceOptions[key];
     if (Array.isArray(value) && value.length > 0) next[key] = value;
@@ -310,6 +338,15 @@ function readSettingsFile(file: string, required: boolean, checkZone = true): Se
       throw new UsageError(`${file}: unknown setting "${key}" (known: ${SETTINGS_KEYS.join(', ')})`);
     }
     const isList = Array.isArray(v) && v.every((x) => typeof x === 'string');
+    if (key === 'assistants') {
+      if (!isList) throw new UsageError(`${file}: "assistants" must be a list of assistant ids`);
+      try {
+        parseAssistants((v as string[]).join(','));
+      } catch (error) {
+        throw new UsageError(`${file}: ${(error as Error).message}`);
+      }
+      continue;
+    }
     if (typeof v !== 'string' && !(isList && (SOURCE_PATH_KEYS as readonly string[]).includes(key))) {
       throw new UsageError(`${file}: "${key}" must be a string${isList ? '' : ' (or a list of strings for folders)'}`);
     }

@@ -126,7 +126,9 @@ async function collectLocked(data: DataDir, options: CollectOptions): Promise<Co
   }
   const archivedKeys: ReadonlySet<string> = new Set(previous.keys());
 
-  for (const source of options.sources ?? SOURCES) {
+  const only = options.sourceOptions.assistants;
+  const chosen = (options.sources ?? SOURCES).filter((s) => !Array.isArray(only) || only.includes(s.id));
+  for (const source of chosen) {
     const prefix = `${source.id}/`;
     let sourceWarnings = 0;
     // A source notes each file's stamp just before reading it, so the stamped files are the ones to read.

@@ -39,6 +39,8 @@ export function baseModel(id: string): string {
   m = m.replace(/-v\d+(?::\d+)?$/, '');
   m = m.replace(/@(\d{8})$/, '-$1');
   m = m.replace(/@.*$/, '');
+  // Copilot CLI writes Claude versions with a dot (`claude-sonnet-4.5`).
+  m = m.replace(/^(claude-[a-z]+-\d+)\.(\d+)/, '$1-$2');
   return m;
 }
 

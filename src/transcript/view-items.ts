@@ -87,17 +87,26 @@ export interface ThreadView {
 export const OUTPUT_PREVIEW_CHARS = 20_000;
 export const INLINE_IMAGE_MAX_BYTES = 1_000_000;
 
+/** The argument a call is known by, in every assistant's spelling (the first present is shown). */
 const HEADLINE_KEYS = [
   'file_path',
   'path',
+  'filePath',
+  'absolute_path',
+  'target_file',
   'notebook_path',
   'command',
   'cmd',
   'pattern',
+  'glob_pattern',
+  'regex',
   'url',
   'query',
+  'search_term',
   'description',
   'prompt',
+  'intent',
+  'question',
 ];
 
 export function toolHeadline(call: ToolCall): string {

@@ -6,7 +6,7 @@ import { collect } from '../../src/collect/collect.ts';
 import { readBodyFile } from '../../src/archive/data-dir.ts';
 import type { SessionSummary } from '../../src/model/session.ts';
 import { runCli } from '../helpers/cli.ts';
-import { copyFixtureHome, FIXTURE_HOME, SESSION, tempDir } from '../helpers/paths.ts';
+import { copyFixtureHome, COUNTED_ASSISTANTS, FIXTURE_HOME, SESSION, tempDir } from '../helpers/paths.ts';
 
 async function snapshot(dir: string): Promise<Map<string, string>> {
   const out = new Map<string, string>();
@@ -32,14 +32,19 @@ describe('collect', () => {
   it('never changes a source file', async () => {
     const before = await snapshot(path.join(FIXTURE_HOME, '.claude'));
     const dataDir = path.join(await tempDir('data'), 'd');
-    await collect({ home: FIXTURE_HOME, env: {}, dataDir, sourceOptions: { explicitHome: 'true' } });
+    await collect({
+      home: FIXTURE_HOME,
+      env: {},
+      dataDir,
+      sourceOptions: { explicitHome: 'true', assistants: COUNTED_ASSISTANTS },
+    });
     expect(await snapshot(path.join(FIXTURE_HOME, '.claude'))).toEqual(before);
   });
 
   it('keeps a session in the archive after its transcript is deleted, and merges prompt history', async () => {
     const home = await copyFixtureHome();
     const dataDir = path.join(await tempDir('data'), 'd');
-    const options = { home, env: {}, dataDir, sourceOptions: { explicitHome: 'true' } };
+    const options = { home, env: {}, dataDir, sourceOptions: { explicitHome: 'true', assistants: COUNTED_ASSISTANTS } };
     const first = await collect(options);
     expect(first.totalSessions).toBe(6 + 7 + 4); // Claude A–F, Codex (fixtures/CODEX.md), Amazon Q A–D
     expect(first.archivedOnly).toBe(0);
@@ -69,19 +74,30 @@ describe('collect', () => {
     const dir = await tempDir('data');
     await fs.writeFile(path.join(dir, 'notes.txt'), 'mine');
     await expect(
-      collect({ home: FIXTURE_HOME, env: {}, dataDir: dir, sourceOptions: { explicitHome: 'true' } }),
+      collect({
+        home: FIXTURE_HOME,
+        env: {},
+        dataDir: dir,
+        sourceOptions: { explicitHome: 'true', assistants: COUNTED_ASSISTANTS },
+      }),
     ).rejects.toThrow(/not an agent-logbook data directory/);
     const old = await tempDir('data');
     await fs.writeFile(path.join(old, 'format.json'), '{"format":"agent-logbook-data","version":999}');
     await expect(
-      collect({ home: FIXTURE_HOME, env: {}, dataDir: old, sourceOptions: { explicitHome: 'true' } }),
+      collect({
+        home: FIXTURE_HOME,
+        env: {},
+        dataDir: old,
+        sourceOptions: { explicitHome: 'true', assistants: COUNTED_ASSISTANTS },
+      }),
     ).rejects.toThrow(/v999 is not agent-logbook-data v2/);
   });
 
   it('reads a version 1 archive (one JSON document per session) and upgrades it in place', async () => {
     const home = await copyFixtureHome();
     const dataDir = path.join(await tempDir('data'), 'data');
-    const run = () => collect({ home, env: {}, dataDir, sourceOptions: { explicitHome: 'true' } });
+    const run = () =>
+      collect({ home, env: {}, dataDir, sourceOptions: { explicitHome: 'true', assistants: COUNTED_ASSISTANTS } });
     await run();
     const a = (await summaries(dataDir)).get(SESSION.A)!;
     const before = (await readBodyFile(dataDir, a.body))!;

@@ -4,10 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { collect } from '../../src/collect/collect.ts';
 import { readBodyFile } from '../../src/archive/data-dir.ts';
 import type { SessionSummary } from '../../src/model/session.ts';
-import { copyFixtureHome, SESSION, tempDir } from '../helpers/paths.ts';
+import { copyFixtureHome, COUNTED_ASSISTANTS, SESSION, tempDir } from '../helpers/paths.ts';
 
 async function run(home: string, dataDir: string) {
-  return collect({ home, env: {}, dataDir, sourceOptions: { explicitHome: 'true' } });
+  return collect({ home, env: {}, dataDir, sourceOptions: { explicitHome: 'true', assistants: COUNTED_ASSISTANTS } });
 }
 
 /** What a collect produced, without what depends on when or how it ran. */

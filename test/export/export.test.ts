@@ -10,7 +10,7 @@ import { computeStats } from '../../src/stats/aggregate.ts';
 import { buildDayIndexes } from '../../src/stats/indexes.ts';
 import { runCli } from '../helpers/cli.ts';
 import { writeDemoDatabases } from '../helpers/amazonq-db.ts';
-import { FIXTURE_HOME, REPO, tempDir } from '../helpers/paths.ts';
+import { COUNTED_ASSISTANTS, FIXTURE_HOME, REPO, tempDir } from '../helpers/paths.ts';
 
 const TOKEN = 'ghp_1234567890abcdefghijklmnopqrstuvwxyzAB';
 
@@ -28,7 +28,7 @@ async function archive(): Promise<{ dataDir: string; summaries: SessionSummary[]
     home: FIXTURE_HOME,
     env: {},
     dataDir,
-    sourceOptions: { explicitHome: 'true', messagesDir: [messagesDir] },
+    sourceOptions: { explicitHome: 'true', messagesDir: [messagesDir], assistants: COUNTED_ASSISTANTS },
   });
   const summaries = JSON.parse(await fs.readFile(path.join(dataDir, 'index', 'sessions.json'), 'utf8'));
   return { dataDir, summaries };

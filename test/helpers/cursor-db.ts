@@ -147,5 +147,11 @@ export async function writeDemoCursorDb(home: string): Promise<string> {
   const ws = path.join(user, 'workspaceStorage', 'ws-api');
   await fs.mkdir(ws, { recursive: true });
   await fs.writeFile(path.join(ws, 'workspace.json'), json({ folder: 'file:///home/alice/work/api' }));
+  // The old `.txt` transcript has no time but its file's: a fixed one, not the checkout's.
+  const txt = path.join(home, '.cursor', 'projects', 'home-alice-notes', 'agent-transcripts');
+  const when = new Date('2026-03-12T09:30:00Z');
+  for (const name of await fs.readdir(txt).catch(() => [])) {
+    if (name.endsWith('.txt')) await fs.utimes(path.join(txt, name), when, when);
+  }
   return file;
 }

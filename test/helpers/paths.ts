@@ -39,3 +39,7 @@ export async function copyFixtureHome(): Promise<string> {
   await fs.cp(FIXTURE_HOME, dir, { recursive: true });
   return dir;
 }
+
+/** The assistants whose fixture-home sessions the hand-counted tests count (Claude Code, Codex, Amazon Q and the
+ * custom-agent messages): the other assistants' demo sessions have tests of their own (test/sources/). */
+export const COUNTED_ASSISTANTS = ['claude-code', 'codex', 'amazon-q', 'messages'];

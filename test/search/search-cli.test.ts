@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureSearchIndex, searchIndexPath, searchLogbook, type SearchHit } from '../../src/search/index.ts';
 import { parseQuery } from '../../src/search/query.ts';
 import { runCli } from '../helpers/cli.ts';
-import { copyFixtureHome, FIXTURE_HOME, SESSION, tempDir } from '../helpers/paths.ts';
+import { copyFixtureHome, COUNTED_ASSISTANTS, FIXTURE_HOME, SESSION, tempDir } from '../helpers/paths.ts';
 
 const TOKYO = { timeZone: 'Asia/Tokyo' };
 const PHRASE = 'ログイン画面のバグを直して';
@@ -20,7 +20,15 @@ describe('search (CLI, SQLite FTS5)', () => {
   let data: string;
   beforeAll(async () => {
     data = path.join(await tempDir('search'), 'data');
-    const run = await runCli(['collect', '--home', FIXTURE_HOME, '--data', data]);
+    const run = await runCli([
+      'collect',
+      '--home',
+      FIXTURE_HOME,
+      '--assistants',
+      COUNTED_ASSISTANTS.join(','),
+      '--data',
+      data,
+    ]);
     expect(run.code, run.stderr).toBe(0);
   });
   const json = (...args: string[]) =>
@@ -150,7 +158,7 @@ describe('search index upkeep', () => {
   it('is built on first search, kept up to date by collect (only changed sessions), rebuilt when older', async () => {
     const home = await copyFixtureHome();
     const data = path.join(await tempDir('search-inc'), 'data');
-    const collectArgs = ['collect', '--home', home, '--data', data];
+    const collectArgs = ['collect', '--home', home, '--assistants', COUNTED_ASSISTANTS.join(','), '--data', data];
     expect((await runCli(collectArgs)).code).toBe(0);
     // A collect does not create the index: the first search does.
     await expect(fs.stat(searchIndexPath(data))).rejects.toThrow();
@@ -202,7 +210,12 @@ describe('search index upkeep', () => {
     // Only the changed session is read again.
     await fs.appendFile(e, `${prompt('s-u3', SESSION.E, 'third-append', '2026-03-06T02:00:00.000Z')}\n`);
     const { collect } = await import('../../src/collect/collect.ts');
-    await collect({ home, env: {}, dataDir: data, sourceOptions: { explicitHome: 'true' } });
+    await collect({
+      home,
+      env: {},
+      dataDir: data,
+      sourceOptions: { explicitHome: 'true', assistants: COUNTED_ASSISTANTS },
+    });
     expect(await ensureSearchIndex(data)).toEqual({ indexed: 1, removed: 0, sessions: sessions + 1 });
 
     // An index of another schema version is rebuilt whole.

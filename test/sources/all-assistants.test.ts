@@ -1,0 +1,98 @@
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { SessionSummary } from '../../src/model/session.ts';
+import { sessionRoute } from '../../src/model/routes.ts';
+import { runCli, type CliRun } from '../helpers/cli.ts';
+import { decodeEntities } from '../helpers/html.ts';
+import { copyFixtureHome, tempDir } from '../helpers/paths.ts';
+
+/**
+ * The demo home holds a session of every assistant (the global setup wrote its databases): one `build --home`
+ * shows them side by side, on the days they ran, in their projects, with their tokens and their tools shown for
+ * what they are.
+ */
+describe('every assistant of the demo home in one build', () => {
+  let out: string;
+  let build: CliRun;
+  let summaries: SessionSummary[];
+  const page = async (summary: SessionSummary) =>
+    decodeEntities(
+      await fs.readFile(path.join(out, sessionRoute(summary.source, summary.sessionId), 'index.html'), 'utf8'),
+    );
+  const find = (source: string, title: RegExp) => {
+    const found = summaries.find((s) => s.source === source && title.test(s.title));
+    expect(found, `${source} ${String(title)}`).toBeDefined();
+    return found!;
+  };
+
+  beforeAll(async () => {
+    const home = await copyFixtureHome();
+    const dir = await tempDir('all-assistants');
+    const data = path.join(dir, 'data');
+    out = path.join(dir, 'dist');
+    build = await runCli(['build', '--home', home, '--data', data, '--out', out, '--tz', 'UTC']);
+    summaries = JSON.parse(await fs.readFile(path.join(data, 'index', 'sessions.json'), 'utf8')) as SessionSummary[];
+  }, 240_000);
+
+  it('reads each assistant from its default place and says so', () => {
+    expect(build.code, build.stderr).toBe(0);
+    for (const line of [
+      /^Gemini CLI: .*\.gemini: 1 sessions/m,
+      /^Copilot CLI: .*\.copilot\/session-state: 1 sessions/m,
+      /^Cursor: .*\.cursor, .*state\.vscdb: 4 sessions/m,
+      /^OpenCode: .*opencode\.db: 2 sessions/m,
+      /^Cline \/ Roo Code \/ Kilo Code: .*saoudrizwan\.claude-dev: 1 sessions/m,
+    ]) {
+      expect(build.stderr).toMatch(line);
+    }
+    const sources = new Set(summaries.map((s) => s.source));
+    expect([...sources].sort()).toEqual(
+      ['amazon-q', 'claude-code', 'cline', 'codex', 'copilot-cli', 'cursor', 'gemini-cli', 'opencode'].sort(),
+    );
+  });
+
+  it('puts each session on its day and in its project, next to the other assistants', async () => {
+    const copilot = find('copilot-cli', /^Fix the add\(\) test/);
+    const opencode = find('opencode', /^Fix the login redirect/);
+    const cursor = find('cursor', /^Add a health check route/);
+    for (const s of [copilot, opencode, cursor]) expect(s.cwd).toBe('/home/alice/work/webapp');
+    expect(copilot.startedAt.slice(0, 10)).toBe('2026-03-05');
+    expect(opencode.startedAt.slice(0, 10)).toBe('2026-03-10');
+    const day = decodeEntities(await fs.readFile(path.join(out, 'days', '2026-03-10', 'index.html'), 'utf8'));
+    expect(day).toContain('Fix the login redirect');
+    expect(day).toContain('Add a health check route');
+    expect(day).toContain('OpenCode');
+    expect(day).toContain('Cursor');
+    const project = decodeEntities(
+      await fs.readFile(path.join(out, 'projects', copilot.project, 'index.html'), 'utf8'),
+    );
+    for (const label of ['Claude Code', 'Codex', 'Copilot CLI', 'Cursor', 'OpenCode']) expect(project).toContain(label);
+  });
+
+  it('counts tokens where the format has them, and none where it has not', () => {
+    const gemini = find('gemini-cli', /^Fix cart total/);
+    // Gemini's cached tokens are part of its input: input is what was not cached.
+    expect(gemini.stats.tokens).toMatchObject({ input: 2310, output: 225, cacheRead: 2400 });
+    expect(find('cline', /^Add a greet function/).stats.tokens.output).toBe(420);
+    expect(find('cursor', /^Add a health check route/).stats.tokens).toMatchObject({ input: 0, output: 0 });
+  });
+
+  it('shows edits as diffs and commands as shell, whatever each assistant calls them', async () => {
+    const cases: Array<[SessionSummary, string[]]> = [
+      [find('gemini-cli', /^Fix cart total/), ['replace', 'run_shell_command']],
+      [find('opencode', /^Fix the login redirect/), ['edit', 'bash']],
+      [find('cline', /^Add a greet function/), ['replace_in_file', 'execute_command']],
+      [find('cursor', /^Add a health check route/), ['StrReplace', 'Shell']],
+    ];
+    for (const [summary, [edit, shell]] of cases) {
+      expect(summary.stats.toolUsesByName?.[edit!], `${summary.source} ${edit}`).toBe(1);
+      expect(summary.stats.toolUsesByName?.[shell!], `${summary.source} ${shell}`).toBe(1);
+      const html = await page(summary);
+      expect(html, `${summary.source}: a diff`).toContain('class="diff code-block"');
+      expect(html, `${summary.source}: a shell command`).toContain('class="shell code-block"');
+    }
+    const copilot = await page(find('copilot-cli', /^Fix the add\(\) test/));
+    expect(copilot).toContain('class="shell code-block"');
+  });
+});
