@@ -25,10 +25,21 @@ export interface Cost {
   noTokenCounts: SourceId[];
   /** Sessions (or session-days) that had priced tokens. */
   priced: number;
+  /** What the assistants themselves recorded, beside the estimate (whole sessions only): dollars (OpenCode,
+   * Cline; 0 for subscriptions and free models) and Copilot CLI's premium requests. */
+  recorded: { usd: number; sessions: number; premiumRequests: number; premiumSessions: number };
 }
 
 export function emptyCost(): Cost {
-  return { usd: 0, byModel: {}, unpriced: {}, notKnown: 0, noTokenCounts: [], priced: 0 };
+  return {
+    usd: 0,
+    byModel: {},
+    unpriced: {},
+    notKnown: 0,
+    noTokenCounts: [],
+    priced: 0,
+    recorded: { usd: 0, sessions: 0, premiumRequests: 0, premiumSessions: 0 },
+  };
 }
 
 function hasTokens(t: TokenUsage): boolean {
@@ -75,7 +86,17 @@ function noteSession(
 /** The cost of whole sessions. */
 export function sessionsCost(sessions: Iterable<SessionSummary>): Cost {
   const cost = emptyCost();
-  for (const s of sessions) noteSession(cost, s, s.stats.tokens, s.stats.tokensByModel);
+  for (const s of sessions) {
+    noteSession(cost, s, s.stats.tokens, s.stats.tokensByModel);
+    if (s.stats.recordedUsd !== undefined) {
+      cost.recorded.usd += s.stats.recordedUsd;
+      cost.recorded.sessions += 1;
+    }
+    if (s.stats.premiumRequests !== undefined) {
+      cost.recorded.premiumRequests += s.stats.premiumRequests;
+      cost.recorded.premiumSessions += 1;
+    }
+  }
   return cost;
 }
 
@@ -146,6 +167,8 @@ export interface CostJson {
   sessionsNotKnown: number;
   /** Sources that keep no token counts, so no cost can be estimated for them. */
   noTokenCounts: string[];
+  /** What the assistants recorded themselves (see Cost.recorded). */
+  recorded: Cost['recorded'];
 }
 
 const round = (usd: number) => Math.round(usd * 1e6) / 1e6;
@@ -178,6 +201,7 @@ export function costJson(sessions: SessionSummary[], timeZone: string): CostJson
     unpriced: total.unpriced,
     sessionsNotKnown: total.notKnown,
     noTokenCounts: total.noTokenCounts,
+    recorded: { ...total.recorded, usd: round(total.recorded.usd) },
   };
 }
 
@@ -200,7 +224,17 @@ export function describeCost(cost: Cost): string {
       `not known for ${cost.notKnown} session${cost.notKnown === 1 ? '' : 's'} collected before tokens were kept per model`,
     );
   if (cost.noTokenCounts.length) parts.push(`${cost.noTokenCounts.map(sourceName).join(', ')} keeps no token counts`);
+  if (cost.recorded.sessions)
+    parts.push(
+      `${formatUsd(cost.recorded.usd)} recorded by the assistants themselves in ${plural(cost.recorded.sessions, 'session')}`,
+    );
+  if (cost.recorded.premiumSessions)
+    parts.push(`${plural(cost.recorded.premiumRequests, 'premium request')} (Copilot CLI)`);
   return parts.length ? parts.join('; ') : 'no tokens';
+}
+
+function plural(n: number, word: string): string {
+  return `${Number.isInteger(n) ? n : n.toFixed(2)} ${word}${n === 1 ? '' : 's'}`;
 }
 
 function sourceName(source: SourceId): string {

@@ -93,6 +93,9 @@ interface ThreadState {
   models: string[];
   /** Sum of the gaps under ACTIVE_GAP_MS between this thread's timed messages (absent in older states). */
   activeMs?: number;
+  /** What the assistant itself recorded: dollars (OpenCode, Cline `costUsd`), premium requests (Copilot CLI). */
+  recordedUsd?: number;
+  premiumRequests?: number;
   previousAt?: string;
 }
 
@@ -240,6 +243,12 @@ export class SessionAccumulator {
       addModelTokens((slot.tokensByModel ??= {}), usageModel, usage);
       if (usageModel) t.usageModel = usageModel;
     }
+    const recordedUsd = m.metadata?.costUsd;
+    if (typeof recordedUsd === 'number' && Number.isFinite(recordedUsd)) {
+      t.recordedUsd = (t.recordedUsd ?? 0) + recordedUsd;
+    }
+    const premium = m.metadata?.premiumRequests;
+    if (typeof premium === 'number' && Number.isFinite(premium)) t.premiumRequests = (t.premiumRequests ?? 0) + premium;
     const call = m.tool_call;
     if (m.source_type === 'tool_call' && call) {
       t.toolUses += 1;
@@ -323,6 +332,8 @@ export class SessionAccumulator {
       else if (t.tokens.input + t.tokens.output + t.tokens.cacheRead + t.tokens.cacheCreation > 0) {
         byModelKnown = false;
       }
+      if (t.recordedUsd !== undefined) stats.recordedUsd = (stats.recordedUsd ?? 0) + t.recordedUsd;
+      if (t.premiumRequests !== undefined) stats.premiumRequests = (stats.premiumRequests ?? 0) + t.premiumRequests;
       for (const [name, n] of Object.entries(t.toolUsesByName)) count(stats.toolUsesByName, name, n);
       for (const [name, n] of Object.entries(t.toolErrorsByName)) {
         stats.toolErrors += n;

@@ -44,6 +44,10 @@ export interface SessionStats {
   tokensByModel?: Record<string, TokenUsage>;
   /** Keyed by the slot's UTC start, `YYYY-MM-DDTHH:MM`. */
   activity: Record<string, ActivitySlot>;
+  /** Dollars the assistant itself recorded for its requests (OpenCode, Cline); absent when it records none. */
+  recordedUsd?: number;
+  /** Copilot CLI's premium requests (its cost unit); absent for other assistants. */
+  premiumRequests?: number;
 }
 
 export interface PromptRef {

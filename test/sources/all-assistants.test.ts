@@ -78,6 +78,14 @@ describe('every assistant of the demo home in one build', () => {
     expect(find('cursor', /^Add a health check route/).stats.tokens).toMatchObject({ input: 0, output: 0 });
   });
 
+  it('keeps what an assistant recorded of its cost: dollars (Cline, OpenCode), premium requests (Copilot CLI)', () => {
+    // Cline's four api_req_started entries: 0.04 + 0.01 + 0.005 + 0.004.
+    expect(find('cline', /^Add a greet function/).stats.recordedUsd).toBeCloseTo(0.059, 9);
+    expect(find('opencode', /^Fix the login redirect/).stats.recordedUsd).toBeGreaterThan(0);
+    expect(find('copilot-cli', /^Fix the add\(\) test/).stats.premiumRequests).toBe(3);
+    expect(find('gemini-cli', /^Fix cart total/).stats.recordedUsd).toBeUndefined();
+  });
+
   it('shows edits as diffs and commands as shell, whatever each assistant calls them', async () => {
     const cases: Array<[SessionSummary, string[]]> = [
       [find('gemini-cli', /^Fix cart total/), ['replace', 'run_shell_command']],
