@@ -4,9 +4,10 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { amazonQDatabase } from './generate-amazonq.ts';
 import { appendClaudeLines, prng, uuidFrom, writeClaudeSession } from './generate-claude.ts';
+import { type OtherProfiles, otherSourcePaths } from './other-sources.ts';
 
 /** Part of the corpus manifest: bump it when a generator changes its output, so that old corpora are rebuilt. */
-export const GENERATOR_VERSION = 2;
+export const GENERATOR_VERSION = 3;
 
 export interface FileInfo {
   file: string;
@@ -48,24 +49,35 @@ export async function ensureCorpus(dir: string, profile: unknown, generate: () =
 }
 
 /** What the corpus holds, per source, and the Claude files by size (the measurements grow two of them). */
-export async function corpusComposition(corpus: string, amazonQConversations: number) {
+export async function corpusComposition(corpus: string, amazonQConversations: number, others: OtherProfiles) {
   const claudeFiles = (await filesUnder(path.join(corpus, '.claude', 'projects'), '.jsonl')).sort(
     (a, b) => a.bytes - b.bytes || a.file.localeCompare(b.file),
   );
   const codexFiles = await filesUnder(path.join(corpus, '.codex', 'sessions'), '.jsonl');
   const codexHistory = await filesUnder(path.join(corpus, '.codex', 'history.jsonl'));
   const dbBytes = (await fs.stat(amazonQDatabase(corpus))).size;
+  const otherSources = [];
+  for (const { name, label, sessions, paths } of otherSourcePaths(corpus, others)) {
+    let bytes = 0;
+    for (const p of paths) bytes += sum(await filesUnder(p));
+    otherSources.push({ name, label, sessions, bytes });
+  }
   const composition = {
     claude: { files: claudeFiles.length, bytes: sum(claudeFiles) },
     codex: { files: codexFiles.length, bytes: sum(codexFiles), historyBytes: sum(codexHistory) },
     amazonq: { conversations: amazonQConversations, bytes: dbBytes },
+    ...Object.fromEntries(otherSources.map(({ name, sessions, bytes }) => [name, { sessions, bytes }])),
   };
-  const totalBytes = composition.claude.bytes + composition.codex.bytes + composition.amazonq.bytes;
+  const otherBytes = otherSources.reduce((a, o) => a + o.bytes, 0);
+  const totalBytes = composition.claude.bytes + composition.codex.bytes + composition.amazonq.bytes + otherBytes;
+  const sessions =
+    claudeFiles.length + codexFiles.length + amazonQConversations + otherSources.reduce((a, o) => a + o.sessions, 0);
   const lines = [
     `  Claude Code: ${composition.claude.files} session files, ${mb(composition.claude.bytes)} MB`,
     `  Codex CLI:   ${composition.codex.files} rollouts, ${mb(composition.codex.bytes)} MB (+ history.jsonl ${mb(composition.codex.historyBytes)} MB)`,
     `  Amazon Q:    ${composition.amazonq.conversations} conversations, data.sqlite3 ${mb(composition.amazonq.bytes)} MB`,
-    `  total:       ${mb(totalBytes)} MB`,
+    ...otherSources.map((o) => `  ${`${o.label}:`.padEnd(12)} ${o.sessions} sessions, ${mb(o.bytes)} MB`),
+    `  total:       ${sessions} sessions, ${mb(totalBytes)} MB`,
   ];
   return { claudeFiles, composition, totalBytes, lines };
 }

@@ -1,14 +1,17 @@
 /**
- * npm run bench [-- --scale 0.1 --runs 3 --corpus DIR --skip-ccusage --skip-build --huge GB --against REV]
+ * npm run bench [-- --scale 0.1 --runs 3 --corpus DIR --skip-ccusage --skip-build --huge GB --against REV
+ *                 --generate-only --help]
  *
- * Generates a realistic corpus of all three sources in one home (Claude Code after ccusage's size profile,
- * Codex CLI rollouts and an Amazon Q database, all scaled), then measures the real CLI in child processes
+ * Generates a realistic corpus of every source in one home (Claude Code after ccusage's size profile, Codex CLI
+ * rollouts and an Amazon Q database, and about a tenth of the sessions from Gemini CLI, Copilot CLI, Cursor,
+ * OpenCode and Cline; all scaled), then measures the real CLI in child processes
  * (suite.ts): cold collect, warm collect, collect after a median-size and after the largest Claude file grew,
  * after a new file, searches, a full site build, a rebuild after a one-file change, a live update and a share
  * build; and `ccusage daily --json` on the Claude part of the same corpus. `--huge GB` adds one Claude session of
  * that many GB, alone in a home of its own (streamed to disk). `--against REV` measures the CLI of another
  * commit too, on the same corpus in the same run, and prints each figure's ratio to it.
- * Each figure is the median of --runs runs, with the peak RSS. Prints a table and writes JSON.
+ * Each figure is the median of --runs runs, with the peak RSS. Prints a table and writes JSON. `--generate-only`
+ * makes the corpus (unless it is there already) and prints what it holds, without measuring.
  */
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
@@ -20,6 +23,7 @@ import { AMAZONQ_PROFILE, generateAmazonQ, scaleAmazonQProfile } from './generat
 import { CCUSAGE_PROFILE, generateClaude, scaleClaudeProfile } from './generate-claude.ts';
 import { CODEX_PROFILE, generateCodex, scaleCodexProfile } from './generate-codex.ts';
 import { measure, type Measured, runNode } from './measure.ts';
+import { generateOtherSources, scaleOtherProfiles } from './other-sources.ts';
 import { cliAt, cliBuild, type OtherCli } from './previous.ts';
 import { LABELS, runSuite, type SuiteResult } from './suite.ts';
 
@@ -37,8 +41,20 @@ const { values: args } = parseArgs({
     'skip-build': { type: 'boolean', default: false },
     huge: { type: 'string' },
     against: { type: 'string' },
+    'generate-only': { type: 'boolean', default: false },
+    help: { type: 'boolean', short: 'h', default: false },
   },
 });
+if (args.help) {
+  const source = await fs.readFile(fileURLToPath(import.meta.url), 'utf8');
+  console.log(
+    source
+      .slice(source.indexOf('/**') + 3, source.indexOf('*/'))
+      .replace(/^ \* ?/gm, '')
+      .trim(),
+  );
+  process.exit(0);
+}
 const scale = Number(args.scale);
 const runs = Math.max(1, Number(args.runs));
 const hugeGB = args.huge === undefined ? undefined : Number(args.huge);
@@ -52,6 +68,7 @@ async function main(): Promise<void> {
     claude: scaleClaudeProfile(CCUSAGE_PROFILE, scale),
     codex: scaleCodexProfile(CODEX_PROFILE, scale),
     amazonq: scaleAmazonQProfile(AMAZONQ_PROFILE, scale),
+    others: scaleOtherProfiles(scale),
   };
   const corpus = path.resolve(args.corpus ?? path.join(os.tmpdir(), `agent-logbook-bench-${scale}`));
   await ensureCorpus(corpus, profile, async () => {
@@ -59,11 +76,17 @@ async function main(): Promise<void> {
     await generateClaude(corpus, profile.claude, log);
     await generateCodex(corpus, profile.codex, log);
     await generateAmazonQ(corpus, profile.amazonq, log);
+    await generateOtherSources(corpus, profile.others, log);
   });
   const { claudeFiles, composition, totalBytes, lines } = await corpusComposition(
     corpus,
     profile.amazonq.conversations,
+    profile.others,
   );
+  if (args['generate-only']) {
+    console.log(`Corpus ${corpus} (scale ${scale}):\n${lines.join('\n')}`);
+    return;
+  }
   const build = cliBuild(ROOT);
   log(`Corpus ${corpus} (scale ${scale}):\n${lines.join('\n')}\nCLI: ${build}`);
 
@@ -151,7 +174,7 @@ function report(
   }
   const cold = results[0]!;
   console.log(
-    `\nCold collect throughput: ${(totalBytes / 1e6 / cold.seconds).toFixed(0)} MB/s over ${mb(totalBytes)} MB (Claude + Codex JSONL + the Q database)`,
+    `\nCold collect throughput: ${(totalBytes / 1e6 / cold.seconds).toFixed(0)} MB/s over ${mb(totalBytes)} MB (every source's files)`,
   );
   if (huge) console.log(`Huge session cold collect: ${huge.mbPerSecond.toFixed(0)} MB/s`);
   for (const line of extras) console.log(line);
