@@ -92,7 +92,9 @@ describe('charts', () => {
   it('give the bar charts a value axis and the token chart month labels, axis and legend', async () => {
     const doc = await page('stats');
     const patterns = doc.querySelector('figure.chart')!;
-    expect(patterns.querySelectorAll('line.chart-axis').length).toBe(2);
+    // A value axis under the bars, and the category axis drawn beside each of the four bars.
+    expect(patterns.querySelectorAll('svg.bar-axis line.chart-axis').length).toBe(1);
+    expect(patterns.querySelectorAll('svg.bar-track line.chart-axis').length).toBe(4);
     expect(texts(patterns, 'text.axis-title')).toEqual(['sessions']);
     // Integer ticks for counts.
     const ticks = texts(patterns, 'text.tick');
