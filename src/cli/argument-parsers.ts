@@ -6,7 +6,13 @@ const wordParser = (check: (v: string) => boolean, what: string) => (value: stri
   return value;
 };
 export const dayWord = wordParser(isDayWord, 'a day (today, yesterday or YYYY-MM-DD)');
-export const weekWord = wordParser(isWeekWord, 'a week (this, last or YYYY-Www, e.g. 2026-W10)');
+/** Weeks are numbered 01 to 53; whether a year has a week 53 depends on the week start (checked when the
+ * report is made, see checkWeekExists in commands/report.ts). */
+const weekNumberInRange = (value: string) => !/^\d{4}-W/.test(value) || /-W(0[1-9]|[1-4]\d|5[0-3])$/.test(value);
+export const weekWord = wordParser(
+  (v) => isWeekWord(v) && weekNumberInRange(v),
+  'a week (this, last or YYYY-Www, weeks 01 to 53, e.g. 2026-W10)',
+);
 export const monthWord = wordParser(isMonthWord, 'a month (this, last or YYYY-MM)');
 export const plainDay = wordParser((v) => isDayWord(v) && !['today', 'yesterday'].includes(v), 'a day (YYYY-MM-DD)');
 

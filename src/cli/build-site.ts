@@ -8,6 +8,7 @@ import { recoverArchive } from '../archive/recover.ts';
 import { siteAndBase } from '../model/site-url.ts';
 import type { ShareSettings } from '../privacy/share-mode.ts';
 import type { SiteBuildOptions, SiteBuildReport } from '../site/build/build.ts';
+import { countLabel } from '../util/format.ts';
 import { formatWarning } from '../util/warnings.ts';
 
 export { siteAndBase } from '../model/site-url.ts';
@@ -112,8 +113,8 @@ async function buildSiteLocked(options: BuildSiteOptions): Promise<SiteBuildResu
     const { result, seconds } = await search!;
     if (options.verbose) {
       process.stderr.write(
-        `Site search: ${result.written} of ${result.shards} shards written (${result.records} pages, ` +
-          `${result.read} sessions read), ${(result.bytes / 1e6).toFixed(1)} MB in ${seconds.toFixed(1)}s\n`,
+        `Site search: ${result.written} of ${countLabel(result.shards, 'shard')} written (${countLabel(result.records, 'page')}, ` +
+          `${countLabel(result.read, 'session')} read), ${(result.bytes / 1e6).toFixed(1)} MB in ${seconds.toFixed(1)}s\n`,
       );
     }
   }

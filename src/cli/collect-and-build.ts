@@ -1,5 +1,6 @@
 import { lockWaitFromEnv } from '../archive/lock.ts';
 import type { CollectReport } from '../collect/collect.ts';
+import { countLabel } from '../util/format.ts';
 import { buildSite, type BuildSiteOptions, type SiteBuildResult } from './build-site.ts';
 import type { CliIo } from './io.ts';
 import type { ResolvedSources } from './options.ts';
@@ -43,13 +44,15 @@ export async function collectAndBuild(
   return { collected, built, buildStarted };
 }
 
-/** One line on what a collect and build changed. */
+/** What a collect and build changed, counted in files (as the progress counts them) and sessions:
+ * `3 files written, 0 removed, 102 unchanged; 1 session read (2.1s)`. */
 export function buildSummary(collected: CollectReport, built: SiteBuildResult, ms: number): string {
   const read = collected.sources.reduce((n, s) => n + s.sessions, 0);
   const resumed = collected.sources.reduce((n, s) => n + (s.resumed ?? 0), 0);
-  const sessions = read === 0 ? 'no session changed' : `${read} sessions read${resumed ? ` (${resumed} grown)` : ''}`;
+  const sessions =
+    read === 0 ? 'no session changed' : `${countLabel(read, 'session')} read${resumed ? ` (${resumed} grown)` : ''}`;
   return (
-    `${sessions}; ${built.written} files written, ${built.removed} removed, ${built.files - built.written} unchanged ` +
-    `(${(ms / 1000).toFixed(1)}s)`
+    `${countLabel(built.written, 'file')} written, ${built.removed} removed, ${built.files - built.written} unchanged; ` +
+    `${sessions} (${(ms / 1000).toFixed(1)}s)`
   );
 }

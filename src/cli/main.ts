@@ -13,7 +13,7 @@ import { registerSearch } from './commands/search.ts';
 import { registerServe } from './commands/serve.ts';
 import { registerShare } from './commands/share.ts';
 import type { CliIo } from './io.ts';
-import { UsageError } from './options.ts';
+import { FailureInWords, UsageError } from './options.ts';
 
 export type { CliIo };
 
@@ -55,13 +55,23 @@ function packageVersion(): string {
   }
 }
 
-/** Commander's messages as one line: `error: unknown option '--x'\n(Did you mean --y?)` → one line. */
+/**
+ * Commander's messages as one line that reads as a sentence, for "…; see: agent-logbook report --help":
+ * `error: option '--day <day>' argument 'x' is invalid. "x" is not a day.` → `--day: "x" is not a day`.
+ */
 function oneLine(text: string): string {
   return text
     .replace(/^error:\s*/i, '')
     .replace(/\s*\n\s*/g, ' ')
+    .replace(
+      /^option '(-[^' ]+)[^']*' argument '([^']*)' is invalid\. Allowed choices are (.*)$/,
+      (_, flag: string, value: string, choices: string) => `${flag}: "${value}" is not one of ${choices}`,
+    )
+    .replace(/^option '(-[^' ]+)[^']*' argument '[^']*' is invalid\. /, '$1: ')
+    .replace(/^command-argument value '[^']*' is invalid for argument '([^']*)'\. /, '<$1>: ')
     .replace(/\(Did you mean/g, '(did you mean')
-    .trim();
+    .trim()
+    .replace(/[.;:]+$/, '');
 }
 
 /** `report ` when argv names a command, for "see: agent-logbook report --help". */
@@ -101,7 +111,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
     await program.parseAsync(argv, { from: 'user' });
   } catch (error) {
     if (error instanceof UsageError) {
-      io.stderr(`agent-logbook: ${error.message}; see: agent-logbook ${commandPath(argv, program)}--help\n`);
+      io.stderr(`agent-logbook: ${oneLine(error.message)}; see: agent-logbook ${commandPath(argv, program)}--help\n`);
       return 2;
     }
     if (error instanceof CommanderError) {
@@ -109,6 +119,10 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
       if (error.code === 'commander.help') return 0;
       if (!usageShown) io.stderr(`agent-logbook: ${oneLine(error.message)}; see: agent-logbook --help\n`);
       return 2;
+    }
+    if (error instanceof FailureInWords) {
+      io.stderr(`agent-logbook: ${error.message}\n`);
+      return 1;
     }
     io.stderr(`agent-logbook: ${describeError(error).split('\n')[0]}\n`);
     if (verbose && error instanceof Error && error.stack) io.stderr(`${error.stack}\n`);

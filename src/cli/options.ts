@@ -426,6 +426,10 @@ export function relativeIfInside(base: string, p: string): string {
 /** A usage mistake found after parsing (exit code 2, like commander's own). */
 export class UsageError extends Error {}
 
+/** A failure whose message says all there is to say, what went wrong and what to do (exit code 1, one line,
+ * no stack to ask for). */
+export class FailureInWords extends Error {}
+
 export interface CalendarFlags {
   tz?: string;
   weekStart?: WeekStart;

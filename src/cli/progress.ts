@@ -13,7 +13,7 @@ export interface ProgressMode {
 export interface PhaseProgress {
   done: number;
   total: number;
-  /** What the items are, after the count ("files"). */
+  /** What one item is, after the count ("file": "1 of 1 file", "3 of 5 files"). */
   unit?: string;
   bytes?: { done: number; total: number };
 }
@@ -103,7 +103,8 @@ export class ProgressWriter {
 }
 
 function unit(progress: PhaseProgress): string {
-  return progress.unit ? ` ${progress.unit}` : '';
+  if (!progress.unit) return '';
+  return ` ${progress.total === 1 ? progress.unit : `${progress.unit}s`}`;
 }
 
 /** ", about 12s left", from the bytes done when the items are files (sizes differ a lot), else the count. */
@@ -133,15 +134,21 @@ type SiteProgress = Parameters<NonNullable<SiteBuildOptions['onProgress']>>[0];
 
 const SITE_PHASES: Record<SiteProgress['phase'], string> = {
   compile: 'Compiling the page templates',
-  pages: 'Pages',
+  pages: 'Rendering',
 };
 
-/** The site build's progress (template compilation is reported off a terminal only when it took a second). */
+/** The site build's progress (template compilation is reported off a terminal only when it took a second). The
+ * files rendered are counted in files, as the build's summary counts them. */
 export function siteBuildProgress(writer: ProgressWriter): NonNullable<SiteBuildOptions['onProgress']> {
-  return ({ phase, done, total }) => writer.update(SITE_PHASES[phase], { done, total }, phase === 'compile' ? 1 : 0);
+  return ({ phase, done, total }) =>
+    writer.update(
+      SITE_PHASES[phase],
+      { done, total, ...(phase === 'pages' ? { unit: 'file' } : {}) },
+      phase === 'compile' ? 1 : 0,
+    );
 }
 
 /** A collect's progress: per source, the files it reads (new or changed) and their size. */
 export function collectProgress(writer: ProgressWriter): NonNullable<CollectOptions['onProgress']> {
-  return ({ label, done, total, bytes }) => writer.update(`Reading ${label}`, { done, total, unit: 'files', bytes });
+  return ({ label, done, total, bytes }) => writer.update(`Reading ${label}`, { done, total, unit: 'file', bytes });
 }

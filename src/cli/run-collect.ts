@@ -1,11 +1,20 @@
 import { collect, type CollectReport } from '../collect/collect.ts';
 import { checkRetention } from '../insights/retention.ts';
+import { countLabel } from '../util/format.ts';
 import { formatWarning } from '../util/warnings.ts';
 import type { CliIo } from './io.ts';
 import { displayPath, relativeIfInside, type ResolvedSources } from './options.ts';
 import { collectProgress, type ProgressWriter } from './progress.ts';
 
 const MAX_WARNINGS_SHOWN = 20;
+
+const DEMO_NOTE =
+  'Demo home: some of its lines are broken on purpose, to show how bad input is handled; the warnings below are expected.';
+
+/** The bundled demo (`build --home fixtures/home`), wherever the package is. */
+function isDemoHome(home: string): boolean {
+  return /(^|[\\/])fixtures[\\/]home[\\/]*$/.test(home);
+}
 
 export interface RunCollectOptions {
   /** Every warning, not only the first 20. */
@@ -39,20 +48,24 @@ export async function runCollect(
     }
     const resumed = source.resumed ? ` (${source.resumed} only their new lines)` : '';
     const parts = [
-      `${source.sessions} sessions${source.unchanged ? ` read${resumed}, ${source.unchanged} unchanged` : resumed}`,
+      `${countLabel(source.sessions, 'session')}${source.unchanged ? ` read${resumed}, ${source.unchanged} unchanged` : resumed}`,
     ];
-    if (source.prompts > 0) parts.push(`${source.prompts} history prompts`);
-    if (source.warnings > 0) parts.push(`${source.warnings} warnings`);
+    if (source.prompts > 0) parts.push(countLabel(source.prompts, 'history prompt'));
+    if (source.warnings > 0) parts.push(countLabel(source.warnings, 'warning'));
     io.stderr(`${source.label}: ${source.found.map(shown).join(', ')}: ${parts.join(', ')}\n`);
   }
   const shownWarnings = verbose ? report.warnings : report.warnings.slice(0, MAX_WARNINGS_SHOWN);
+  if (shownWarnings.length > 0 && isDemoHome(resolved.home)) io.stderr(`${DEMO_NOTE}\n`);
   for (const w of shownWarnings) io.stderr(`  warning: ${formatWarning({ ...w, file: shown(w.file) })}\n`);
   if (shownWarnings.length < report.warnings.length) {
-    io.stderr(`  … ${report.warnings.length - shownWarnings.length} more warnings (--verbose lists all)\n`);
+    io.stderr(
+      `  … ${countLabel(report.warnings.length - shownWarnings.length, 'more warning')} (--verbose lists all)\n`,
+    );
   }
   const archived =
     report.archivedOnly > 0 ? ` (${report.archivedOnly} kept from the archive, their source files are gone)` : '';
-  if (!quiet) io.stderr(`Data: ${shown(resolved.dataDir)}: ${report.totalSessions} sessions${archived}.\n`);
+  if (!quiet)
+    io.stderr(`Data: ${shown(resolved.dataDir)}: ${countLabel(report.totalSessions, 'session')}${archived}.\n`);
   // Retention (src/insights/): what each assistant keeps, for the home page, and gaps in collecting.
   const { home, dataDir, sourceOptions } = resolved;
   for (const line of await checkRetention({ home, dataDir, sourceOptions, env: io.env, archive: report.archive }))

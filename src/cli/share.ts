@@ -1,7 +1,6 @@
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DataDir } from '../archive/data-dir.ts';
 import { splitSessionKey } from '../model/ids.ts';
 import { sessionRoute } from '../model/routes.ts';
 import { OMIT_PARTS, type OmitPart } from '../privacy/share.ts';
@@ -9,6 +8,7 @@ import type { ShareSettings } from '../privacy/share-mode.ts';
 import { shareSettingsFor as archiveShareSettings } from '../privacy/share-lens.ts';
 import { buildSite } from './build-site.ts';
 import { UsageError } from './options.ts';
+import { resolveSessionKeys } from './session-ids.ts';
 
 export function parseOmit(value: string | undefined): OmitPart[] {
   if (!value) return [];
@@ -25,21 +25,13 @@ export function parseOmit(value: string | undefined): OmitPart[] {
 }
 
 /** Share settings for this machine and archive (see shareSettingsFor in privacy/share-lens.ts). `sessions` may
- * name `<source>/<id>` or a bare id. */
+ * name `<source>/<id>`, a bare id, or the start of either. */
 export async function shareSettingsFor(
   dataDir: string,
   home: string,
   options: { sessions?: string[]; omit: OmitPart[]; single?: boolean },
 ): Promise<ShareSettings> {
-  let sessions: string[] | undefined;
-  if (options.sessions) {
-    const summaries = await new DataDir(dataDir).readSummaries();
-    sessions = options.sessions.map((wanted) => {
-      const match = summaries.find((s) => s.id === wanted || s.sessionId === wanted);
-      if (!match) throw new UsageError(`no session "${wanted}" in ${dataDir} (give <source>/<session-id> or an id)`);
-      return match.id;
-    });
-  }
+  const sessions = options.sessions ? await resolveSessionKeys(dataDir, options.sessions) : undefined;
   return archiveShareSettings(dataDir, { home, sessions, omit: options.omit, single: options.single });
 }
 

@@ -19,8 +19,13 @@ export interface SearchFilters {
   timeZone: string;
   /** Only these kinds of text. */
   kinds?: SearchKind[];
+  /** Only this session (its key, `<source>/<sessionId>`). */
+  session?: string;
   /** At most this many hits (default 20). */
   limit?: number;
+  /** At most this many hits from one session, so one long session does not crowd out the rest (default: no
+   * limit). */
+  perSession?: number;
   /** Skip this many hits first (paging). */
   offset?: number;
 }
@@ -105,73 +110,118 @@ export async function searchLogbook(dataDir: string, query: string, filters: Sea
   if (!existsSync(searchIndexPath(dataDir))) await ensureSearchIndex(dataDir);
   const db = openSearchDb(dataDir, { readonly: true });
   try {
-    const where: string[] = [];
-    const params: unknown[] = [];
-    const trigram = terms.filter((t) => t.via === 'trigram');
-    const cjk = terms.filter((t) => t.via === 'cjk');
-    // The table that finds candidates drives the query, newest row first (ids are in time order), so a
-    // common word stops after `limit` hits.
-    let from: string;
-    let order: string;
-    if (trigram.length > 0) {
-      from = 'messages_fts f JOIN messages m ON m.id = f.rowid';
-      order = 'f.rowid';
-      for (const term of trigram) {
-        where.push('f.text LIKE ?');
-        params.push(`%${term.text}%`);
-        // LIKE's own wildcards in the term match too much: the text must hold the term as typed.
-        if (/[%_]/.test(term.text)) addScan(term, where, params);
-      }
-    } else if (cjk.length > 0) {
-      from = 'messages_cjk c JOIN messages m ON m.id = c.rowid';
-      order = 'c.rowid';
-    } else {
-      from = 'messages m';
-      order = 'm.id';
-    }
-    if (cjk.length > 0) {
-      where.push(
-        trigram.length > 0
-          ? 'm.id IN (SELECT rowid FROM messages_cjk WHERE messages_cjk MATCH ?)'
-          : 'messages_cjk MATCH ?',
-      );
-      params.push(cjk.map((t) => `"${t.text}"`).join(' AND '));
-    }
-    for (const term of terms.filter((t) => t.via === 'scan')) addScan(term, where, params);
-    if (filters.source) {
-      where.push('s.source = ?');
-      params.push(filters.source);
-    }
-    if (filters.project) {
-      where.push('(s.project = ? OR s.project_name = ? COLLATE NOCASE OR s.cwd = ?)');
-      params.push(filters.project, filters.project, filters.project.replace(/(.)\/+$/, '$1'));
-    }
-    if (filters.since) {
-      const since = dayStart(filters.since, filters.timeZone, 0);
-      // The id range lets the index skip what is too old; the time decides.
-      where.push(`${order} >= ?`, 'm.ts >= ?');
-      params.push(rowIdFor(since), since);
-    }
-    if (filters.until) {
-      const until = dayStart(filters.until, filters.timeZone, 1);
-      // Ids of a crowded second spill into the next ones: a minute of slack.
-      where.push(`${order} < ?`, 'm.ts < ?');
-      params.push(rowIdFor(until) + 60 * ROWS_PER_SECOND, until);
-    }
-    if (filters.kinds && filters.kinds.length > 0) {
-      where.push(`m.kind IN (${filters.kinds.map(() => '?').join(', ')})`);
-      params.push(...filters.kinds);
-    }
+    const { from, order, where, params } = matching(terms, filters);
+    const columns =
+      'm.ts, m.kind, m.message_index, m.text, s.key, s.source, s.session_id, s.project, s.project_name, ' +
+      's.cwd, s.title, s.page_starts';
+    const perSession = filters.perSession;
+    // With a cap per session every match is ranked within its session first, so the query reads them all.
     const sql =
-      'SELECT m.ts, m.kind, m.message_index, m.text, s.key, s.source, s.session_id, s.project, s.project_name, ' +
-      `s.cwd, s.title, s.page_starts FROM ${from} JOIN sessions s ON s.id = m.session ` +
-      `WHERE ${where.length ? where.join(' AND ') : '1'} ORDER BY ${order} DESC LIMIT ? OFFSET ?`;
+      perSession === undefined
+        ? `SELECT ${columns} FROM ${from} JOIN sessions s ON s.id = m.session WHERE ${where} ` +
+          `ORDER BY ${order} DESC LIMIT ? OFFSET ?`
+        : `SELECT * FROM (SELECT ${columns}, ${order} AS at, ` +
+          `row_number() OVER (PARTITION BY m.session ORDER BY ${order} DESC) AS nth ` +
+          `FROM ${from} JOIN sessions s ON s.id = m.session WHERE ${where}) WHERE nth <= ? ` +
+          'ORDER BY at DESC LIMIT ? OFFSET ?';
+    if (perSession !== undefined) params.push(Math.max(0, perSession));
     params.push(Math.max(0, filters.limit ?? 20), Math.max(0, filters.offset ?? 0));
     const rows = db.prepare(sql).all(...params) as Row[];
     return rows.map((row) => toHit(row, terms));
   } finally {
     db.close();
   }
+}
+
+/** How many hits a query has in all, and in how many sessions (the filters apply; limit, offset and the cap
+ * per session do not). */
+export async function countHits(
+  dataDir: string,
+  query: string,
+  filters: SearchFilters,
+): Promise<{ hits: number; sessions: number }> {
+  const terms = parseQuery(query);
+  if (terms.length === 0) return { hits: 0, sessions: 0 };
+  if (!existsSync(searchIndexPath(dataDir))) await ensureSearchIndex(dataDir);
+  const db = openSearchDb(dataDir, { readonly: true });
+  try {
+    const { from, where, params } = matching(terms, filters);
+    const sql =
+      'SELECT count(*) AS hits, count(DISTINCT m.session) AS sessions ' +
+      `FROM ${from} JOIN sessions s ON s.id = m.session WHERE ${where}`;
+    return db.prepare(sql).get(...params) as { hits: number; sessions: number };
+  } finally {
+    db.close();
+  }
+}
+
+/** The tables, order and conditions that find the messages holding every term and passing the filters. */
+function matching(
+  terms: QueryTerm[],
+  filters: SearchFilters,
+): { from: string; order: string; where: string; params: unknown[] } {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  const trigram = terms.filter((t) => t.via === 'trigram');
+  const cjk = terms.filter((t) => t.via === 'cjk');
+  // The table that finds candidates drives the query, newest row first (ids are in time order), so a
+  // common word stops after `limit` hits.
+  let from: string;
+  let order: string;
+  if (trigram.length > 0) {
+    from = 'messages_fts f JOIN messages m ON m.id = f.rowid';
+    order = 'f.rowid';
+    for (const term of trigram) {
+      where.push('f.text LIKE ?');
+      params.push(`%${term.text}%`);
+      // LIKE's own wildcards in the term match too much: the text must hold the term as typed.
+      if (/[%_]/.test(term.text)) addScan(term, where, params);
+    }
+  } else if (cjk.length > 0) {
+    from = 'messages_cjk c JOIN messages m ON m.id = c.rowid';
+    order = 'c.rowid';
+  } else {
+    from = 'messages m';
+    order = 'm.id';
+  }
+  if (cjk.length > 0) {
+    where.push(
+      trigram.length > 0
+        ? 'm.id IN (SELECT rowid FROM messages_cjk WHERE messages_cjk MATCH ?)'
+        : 'messages_cjk MATCH ?',
+    );
+    params.push(cjk.map((t) => `"${t.text}"`).join(' AND '));
+  }
+  for (const term of terms.filter((t) => t.via === 'scan')) addScan(term, where, params);
+  if (filters.source) {
+    where.push('s.source = ?');
+    params.push(filters.source);
+  }
+  if (filters.session) {
+    where.push('s.key = ?');
+    params.push(filters.session);
+  }
+  if (filters.project) {
+    where.push('(s.project = ? OR s.project_name = ? COLLATE NOCASE OR s.cwd = ?)');
+    params.push(filters.project, filters.project, filters.project.replace(/(.)\/+$/, '$1'));
+  }
+  if (filters.since) {
+    const since = dayStart(filters.since, filters.timeZone, 0);
+    // The id range lets the index skip what is too old; the time decides.
+    where.push(`${order} >= ?`, 'm.ts >= ?');
+    params.push(rowIdFor(since), since);
+  }
+  if (filters.until) {
+    const until = dayStart(filters.until, filters.timeZone, 1);
+    // Ids of a crowded second spill into the next ones: a minute of slack.
+    where.push(`${order} < ?`, 'm.ts < ?');
+    params.push(rowIdFor(until) + 60 * ROWS_PER_SECOND, until);
+  }
+  if (filters.kinds && filters.kinds.length > 0) {
+    where.push(`m.kind IN (${filters.kinds.map(() => '?').join(', ')})`);
+    params.push(...filters.kinds);
+  }
+  return { from, order, where: where.length ? where.join(' AND ') : '1', params };
 }
 
 /** A term checked against each candidate's text: ASCII in any case (SQLite's lower() folds ASCII only),

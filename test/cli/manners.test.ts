@@ -30,7 +30,7 @@ describe('CLI manners', () => {
       [['report', '--week', 'next'], '"next" is not a week'],
       [['build', '--tz', 'Mars/Olympus'], 'unknown time zone "Mars/Olympus"'],
       [['serve', '--port', 'eighty'], '"eighty" is not a port'],
-      [['report', '--format', 'pdf', '--day', 'today'], 'Allowed choices are md, json'],
+      [['report', '--format', 'pdf', '--day', 'today'], '--format: "pdf" is not one of md, json'],
       [['frobnicate'], "unknown command 'frobnicate'"],
       [['share'], "missing required argument 'session'"],
       [['report', '--no-collect'], 'report needs one of --day, --week, --month or --since [--until]'],

@@ -21,19 +21,19 @@ describe('progress on a terminal', () => {
 
   it('draws one line in place: files done of total, MB, elapsed and time left from the bytes', () => {
     const { progress, out, at } = writer(true);
-    progress.update('Reading Claude Code', { done: 0, total: 4, unit: 'files', bytes: { done: 0, total: 80 * MB } });
+    progress.update('Reading Claude Code', { done: 0, total: 4, unit: 'file', bytes: { done: 0, total: 80 * MB } });
     at(2000);
     progress.update('Reading Claude Code', {
       done: 1,
       total: 4,
-      unit: 'files',
+      unit: 'file',
       bytes: { done: 20 * MB, total: 80 * MB },
     });
     at(4000);
     progress.update('Reading Claude Code', {
       done: 4,
       total: 4,
-      unit: 'files',
+      unit: 'file',
       bytes: { done: 80 * MB, total: 80 * MB },
     });
     progress.clear();
@@ -56,7 +56,7 @@ describe('progress on a terminal', () => {
     at(300);
     progress.update('Pages', { done: 10, total: 10 });
     at(500);
-    progress.update('Reading Codex CLI', { done: 0, total: 2, unit: 'files', bytes: { done: 0, total: 5000 } });
+    progress.update('Reading Codex CLI', { done: 0, total: 2, unit: 'file', bytes: { done: 0, total: 5000 } });
     progress.clear();
     const lines = out.filter((t) => t !== '\r\u001b[2K');
     expect(lines).toEqual([
@@ -71,7 +71,7 @@ describe('progress on a terminal', () => {
   it('moves its clock every second while nothing reports, and stops at clear', () => {
     vi.useFakeTimers();
     const { progress, out, at } = writer(true);
-    progress.update('Reading Claude Code', { done: 0, total: 3, unit: 'files', bytes: { done: 0, total: 3 * MB } });
+    progress.update('Reading Claude Code', { done: 0, total: 3, unit: 'file', bytes: { done: 0, total: 3 * MB } });
     at(1000);
     vi.advanceTimersByTime(1000);
     at(2000);
@@ -93,18 +93,18 @@ describe('progress elsewhere (CI, pipes)', () => {
     progress.update('Compiling the page templates', { done: 0, total: 1 }, 1);
     at(300);
     progress.update('Compiling the page templates', { done: 1, total: 1 }, 1);
-    progress.update('Reading Claude Code', { done: 0, total: 2, unit: 'files', bytes: { done: 0, total: 3 * MB } });
+    progress.update('Reading Claude Code', { done: 0, total: 2, unit: 'file', bytes: { done: 0, total: 3 * MB } });
     at(1300);
     progress.update('Reading Claude Code', {
       done: 2,
       total: 2,
-      unit: 'files',
+      unit: 'file',
       bytes: { done: 3 * MB, total: 3 * MB },
     });
     progress.update('Reading Claude Code', {
       done: 2,
       total: 2,
-      unit: 'files',
+      unit: 'file',
       bytes: { done: 3 * MB, total: 3 * MB },
     });
     at(2300);
@@ -148,7 +148,7 @@ describe('collect on stderr', () => {
     const lines = first.stderr.trimEnd().split('\n');
     expect(lines.filter((l) => l.startsWith('Reading '))).toEqual([
       expect.stringMatching(/^Reading Claude Code: 4 of 4 files, \d+ KB \(\d+\.\ds\)$/),
-      expect.stringMatching(/^Reading Codex CLI: 1 of 1 files, \d+ KB \(\d+\.\ds\)$/),
+      expect.stringMatching(/^Reading Codex CLI: 1 of 1 file, \d+ KB \(\d+\.\ds\)$/),
     ]);
     expect(lines).toContain(`Claude Code: ${path.join(home, '.claude')}: 3 sessions`);
     expect(lines.at(-1)).toMatch(/^Collected in \d+\.\ds: 4 sessions new, 0 updated, 0 unchanged\.$/);
@@ -163,7 +163,7 @@ describe('collect on stderr', () => {
     expect(second.code, second.stderr).toBe(0);
     const again = second.stderr.trimEnd().split('\n');
     expect(again.filter((l) => l.startsWith('Reading '))).toEqual([
-      expect.stringMatching(/^Reading Claude Code: 1 of 1 files, \d+ KB/),
+      expect.stringMatching(/^Reading Claude Code: 1 of 1 file, \d+ KB/),
     ]);
     expect(again.at(-1)).toMatch(/^Collected in \d+\.\ds: 0 sessions new, 1 updated, 3 unchanged\.$/);
   });
@@ -185,7 +185,8 @@ describe('collect on stderr', () => {
     expect(noisy.code).toBe(0);
     const lines = noisy.stderr.trimEnd().split('\n');
     expect(lines.length).toBeGreaterThan(0);
-    expect(lines.every((l) => l.startsWith('  warning: ') || l.startsWith('Retention: '))).toBe(true);
+    expect(lines[0]).toMatch(/^Demo home: .*broken on purpose/);
+    expect(lines.slice(1).every((l) => l.startsWith('  warning: ') || l.startsWith('Retention: '))).toBe(true);
     expect(lines).toContain(
       '  warning: fixtures/home/.codex/history.jsonl:7: history entry without text or ts; skipped',
     );

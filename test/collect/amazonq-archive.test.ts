@@ -16,7 +16,7 @@ describe('Amazon Q archive, end to end', () => {
     const args = ['--home', home, '--data', data, '--tz', 'UTC'];
 
     const first = await runCli(['collect', ...args.slice(0, 4)]);
-    expect(first.stderr).toMatch(/^Amazon Q \/ Kiro CLI: .*data\.sqlite3: 1 sessions$/m);
+    expect(first.stderr).toMatch(/^Amazon Q \/ Kiro CLI: .*data\.sqlite3: 1 session$/m);
 
     // A new `q chat` in the same directory replaces the row with a new conversation_id.
     putConversation(db, webapp, loadQFixture(Q_FILES.E), new Date('2026-03-21T09:00:00Z'));

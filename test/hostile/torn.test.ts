@@ -136,7 +136,7 @@ describe('torn archive lines', () => {
     );
     expect((await fs.readFile(messages)).equals(whole)).toBe(true);
     expect((await walkTree(data)).filter((f) => f.endsWith('.tmp'))).toEqual([]);
-    expect(next.stderr).toContain('1 sessions (1 kept from the archive');
+    expect(next.stderr).toContain('1 session (1 kept from the archive');
   });
 
   it('a first collect killed while writing format.json leaves a directory the next run still takes as its own', async () => {

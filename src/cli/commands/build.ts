@@ -2,6 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { plainDay } from '../argument-parsers.ts';
+import { countLabel } from '../../util/format.ts';
 import type { CliIo } from '../io.ts';
 import {
   addCalendarOptions,
@@ -34,7 +35,10 @@ export function registerBuild(program: Command, io: CliIo): void {
     .option('--since <day>', 'build only days from this one on (YYYY-MM-DD)', plainDay)
     .option('--until <day>', 'build only days up to this one (YYYY-MM-DD)', plainDay)
     .option('--share', 'a site to hand to others: secrets redacted, home paths, user, host and e-mails anonymized')
-    .option('--sessions <ids>', 'with --share: only these sessions (comma-separated <source>/<id> or ids)')
+    .option(
+      '--sessions <ids>',
+      'with --share: only these sessions (comma-separated <source>/<id>, ids, or their starts)',
+    )
     .option('--omit <parts>', 'with --share: leave out thinking, tool-output and/or tool-input (comma-separated)')
     .option('-v, --verbose', 'list every warning, and time each step of the site build')
     .option('--full', 'render and write every page, not only what changed since the last build')
@@ -75,12 +79,12 @@ export function registerBuild(program: Command, io: CliIo): void {
       });
       if (!flags.share) await rememberSettings({ ...resolved, out: outDir }, { calendar: true, out: true });
       if (flags.quiet) return;
-      const seconds = ((Date.now() - buildStarted) / 1000).toFixed(1);
       const base = resolved.siteUrl ? `, links under ${resolved.siteUrl}` : '';
+      const out = relativeIfInside(io.cwd, outDir);
       io.stderr(
-        `Site: ${built.pages} pages in ${relativeIfInside(io.cwd, outDir)}/ (${seconds}s, days in ${resolved.timeZone}${base}).\n` +
+        `Site: ${countLabel(built.pages, 'page')} in ${out}/ (days in ${resolved.timeZone}${base}): ` +
           `${buildSummary(collected, built, Date.now() - buildStarted)}.\n` +
-          `Open it with: npx agent-logbook serve --out ${relativeIfInside(io.cwd, outDir)}\n`,
+          `Open it with: npx agent-logbook serve --out ${out}\n`,
       );
     });
 }

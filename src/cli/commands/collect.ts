@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { CollectReport } from '../../collect/collect.ts';
+import { countLabel } from '../../util/format.ts';
 import type { CliIo } from '../io.ts';
 import { addSourceOptions, rememberSettings, resolveSettings, type SourceFlags } from '../options.ts';
 import { ProgressWriter } from '../progress.ts';
@@ -30,5 +31,5 @@ function collectSummary(collected: CollectReport, ms: number): string {
   const added = collected.sources.reduce((n, s) => n + s.added, 0);
   const read = collected.sources.reduce((n, s) => n + s.sessions, 0);
   const unchanged = collected.sources.reduce((n, s) => n + s.unchanged, 0);
-  return `Collected in ${(ms / 1000).toFixed(1)}s: ${added} sessions new, ${read - added} updated, ${unchanged} unchanged`;
+  return `Collected in ${(ms / 1000).toFixed(1)}s: ${countLabel(added, 'session')} new, ${read - added} updated, ${unchanged} unchanged`;
 }

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { type Command, Option } from 'commander';
+import { countLabel } from '../../util/format.ts';
 import type { CliIo } from '../io.ts';
 import { addSourceOptions, relativeIfInside, resolveSettings, type SourceFlags } from '../options.ts';
 import { runCollectLazily } from '../run-collect-lazily.ts';
@@ -34,7 +35,7 @@ export function registerExport(program: Command, io: CliIo): void {
       const result = await runExport({ ...flags, dataDir: resolved.dataDir, outDir });
       if (flags.quiet) return;
       io.stderr(
-        `Export: ${result.sessions} sessions, ${result.messages} messages in ${result.files.map((f) => relativeIfInside(io.cwd, f)).join(', ')}${flags.share ? ' (redacted)' : ''}.\n`,
+        `Export: ${countLabel(result.sessions, 'session')}, ${countLabel(result.messages, 'message')} in ${result.files.map((f) => relativeIfInside(io.cwd, f)).join(', ')}${flags.share ? ' (redacted)' : ''}.\n`,
       );
     });
 }

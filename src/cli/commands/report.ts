@@ -10,6 +10,7 @@ import {
   type SourceFlags,
 } from '../options.ts';
 import { runCollectLazily } from '../run-collect-lazily.ts';
+import type { WeekStart } from '../../stats/calendar-words.ts';
 
 interface ReportFlags extends SourceFlags, CalendarFlags {
   day?: string;
@@ -20,6 +21,7 @@ interface ReportFlags extends SourceFlags, CalendarFlags {
   format: 'md' | 'json';
   collect: boolean;
   quiet?: boolean;
+  verbose?: boolean;
 }
 
 /** `report`: a day, week, month or range report on stdout. */
@@ -38,7 +40,8 @@ export function registerReport(program: Command, io: CliIo): void {
     .option('--until <day>', 'up to this day, with --since (default: today)', dayWord)
     .addOption(new Option('--format <format>', 'output format').choices(['md', 'json']).default('md'))
     .option('--no-collect', 'report from the data directory as it is, without reading the sources')
-    .option('-q, --quiet', 'print only the report, warnings and errors')
+    .option('-v, --verbose', 'also say where the sources were found and what was read, and list every warning')
+    .option('-q, --quiet', 'print only the report, warnings and errors (the default without --verbose)')
     .action(async (flags: ReportFlags) => {
       const chosen = [flags.day, flags.week, flags.month, flags.since ?? flags.until].filter(Boolean).length;
       if (chosen !== 1) {
@@ -46,10 +49,13 @@ export function registerReport(program: Command, io: CliIo): void {
       }
       if (flags.until && !flags.since) throw new UsageError('--until goes with --since');
       const settings = resolveSettings(flags, io);
-      if (flags.collect) await runCollectLazily(settings, io, { quiet: flags.quiet });
+      // The report is the output: what was read goes to stderr only when asked for.
+      const verbose = flags.verbose === true && flags.quiet !== true;
+      if (flags.collect) await runCollectLazily(settings, io, { quiet: !verbose, verbose });
       const { printReport } = await import('../report.ts');
       const { resolvePeriod } = await import('../../report/period.ts');
       const period = resolvePeriod(flags, new Date(), settings.timeZone, settings.weekStart);
+      if (period.kind === 'week') await checkWeekExists(period.week, settings.weekStart);
       if (period.kind === 'range' && period.first > period.last) {
         throw new UsageError(`--since ${period.first} is after --until ${period.last}`);
       }
@@ -64,4 +70,20 @@ export function registerReport(program: Command, io: CliIo): void {
         }),
       );
     });
+}
+
+/** `2026-W53` exists only in years with 53 weeks (counted from the week start): a usage error otherwise. */
+async function checkWeekExists(week: string, weekStart: WeekStart): Promise<void> {
+  const { weekDays, weekOf } = await import('../../stats/calendar.ts');
+  let first: string | undefined;
+  try {
+    first = weekDays(week, weekStart)[0];
+  } catch {
+    first = undefined;
+  }
+  if (!first || weekOf(first, weekStart) !== week) {
+    throw new UsageError(
+      `"${week}" is not a week: ${week.slice(0, 4)} has no week ${week.slice(6)} (weeks start on ${weekStart})`,
+    );
+  }
 }

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { siteAndBase } from '../../model/site-url.ts';
@@ -6,7 +7,9 @@ import type { CliIo } from '../io.ts';
 import {
   addCalendarOptions,
   addSourceOptions,
+  FailureInWords,
   parseDay,
+  relativeIfInside,
   resolveSettings,
   type CalendarFlags,
   type SourceFlags,
@@ -45,6 +48,13 @@ export function registerServe(program: Command, io: CliIo): void {
       const stop = stopOnInterrupt();
       try {
         if (!flags.watch) {
+          if (!existsSync(outDir)) {
+            const out = relativeIfInside(io.cwd, outDir);
+            throw new FailureInWords(
+              `no site in ${out} (the folder does not exist): build it first with \`agent-logbook build --out ${out}\`, ` +
+                'or serve with --watch to build and keep it current',
+            );
+          }
           const { startStaticServer } = await import('../../site/serve/static-server.ts');
           const server = await startStaticServer({ root: outDir, port: flags.port, base });
           io.stderr(`Serving ${outDir} at ${server.url} (Ctrl-C to stop)\n`);

@@ -26,7 +26,10 @@ export function registerShare(program: Command, io: CliIo): void {
     addSourceOptions(
       program
         .command('share')
-        .argument('<session>', 'the session: <source>/<session-id>, or its id')
+        .argument(
+          '<session>',
+          'the session: <source>/<session-id>, its id, or the start of either (as the site shows it)',
+        )
         .description('write one session as a self-contained, redacted and anonymized HTML file'),
     ),
   )

@@ -50,7 +50,7 @@ describe('incremental site build', { timeout: 900_000 }, () => {
 
     const second = await build(incremental);
     expect(second.code, second.stderr).toBe(0);
-    expect(second.stderr).toContain('1 sessions read');
+    expect(second.stderr).toContain('1 session read');
     const after = await snapshot(incremental);
     expect(after.get(sessionPage(SESSION.B))!.bytes.toString()).toContain('APPENDED-MARKER: また確認してください');
 
