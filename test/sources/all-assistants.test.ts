@@ -38,11 +38,11 @@ describe('every assistant of the demo home in one build', () => {
   it('reads each assistant from its default place and says so', () => {
     expect(build.code, build.stderr).toBe(0);
     for (const line of [
-      /^Gemini CLI: .*\.gemini: 1 sessions/m,
-      /^Copilot CLI: .*\.copilot\/session-state: 1 sessions/m,
+      /^Gemini CLI: .*\.gemini: 1 session\b/m,
+      /^Copilot CLI: .*\.copilot\/session-state: 1 session\b/m,
       /^Cursor: .*\.cursor, .*state\.vscdb: 4 sessions/m,
       /^OpenCode: .*opencode\.db: 2 sessions/m,
-      /^Cline \/ Roo Code \/ Kilo Code: .*saoudrizwan\.claude-dev: 1 sessions/m,
+      /^Cline \/ Roo Code \/ Kilo Code: .*saoudrizwan\.claude-dev: 1 session\b/m,
     ]) {
       expect(build.stderr).toMatch(line);
     }
@@ -84,6 +84,14 @@ describe('every assistant of the demo home in one build', () => {
     expect(find('opencode', /^Fix the login redirect/).stats.recordedUsd).toBeGreaterThan(0);
     expect(find('copilot-cli', /^Fix the add\(\) test/).stats.premiumRequests).toBe(3);
     expect(find('gemini-cli', /^Fix cart total/).stats.recordedUsd).toBeUndefined();
+  });
+
+  it('says so on the session page: recorded dollars, premium requests, tokens not recorded', async () => {
+    expect(await page(find('cline', /^Add a greet function/))).toMatch(
+      /<dt>Cost<\/dt>\s*<dd>\$0\.059 as the assistant recorded it/,
+    );
+    expect(await page(find('copilot-cli', /^Fix the add\(\) test/))).toMatch(/<dt>Premium requests<\/dt>\s*<dd>3</);
+    expect(await page(find('cursor', /^Add a health check route/))).toContain('not recorded by this assistant');
   });
 
   it('shows edits as diffs and commands as shell, whatever each assistant calls them', async () => {
