@@ -1,4 +1,4 @@
-import { hitLine } from '../search/cli.ts';
+import { hitLine } from '../search/hit-line.ts';
 import { countHits, searchLogbook, type SearchFilters } from '../search/query.ts';
 import { announceIndexing, ensureSearchIndex } from '../search/sync.ts';
 import { countLabel } from '../util/format.ts';
