@@ -1,4 +1,5 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { SOURCE_IDS } from '../model/message.ts';
 import { errorResult, ToolInputError } from './errors.ts';
@@ -59,6 +60,33 @@ export const project = z
 
 export const day = (what: string) =>
   z.string().optional().describe(`${what}: today, yesterday or YYYY-MM-DD (a day in the server's time zone).`);
+
+/** The arguments a tool takes, as a strict object: an argument it does not know (a misspelt or guessed name)
+ * fails the call with an error result naming the ones it knows, instead of being dropped unseen. */
+export function toolArguments<Shape extends z.ZodRawShape>(tool: string, shape: Shape) {
+  const known = Object.keys(shape);
+  const takes = known.length > 0 ? `${tool} takes: ${known.join(', ')}` : `${tool} takes no arguments`;
+  return z.strictObject(shape, {
+    error: (issue) => {
+      if (issue.code !== 'unrecognized_keys') return undefined;
+      const names = issue.keys.map((key) => `"${key}"`).join(', ');
+      return `unknown argument${issue.keys.length === 1 ? '' : 's'} ${names}; ${takes}.`;
+    },
+  });
+}
+
+/** Registers a tool of the logbook; every tool goes through here, so every tool refuses unknown arguments. */
+export function registerTool<Shape extends z.ZodRawShape>(
+  server: McpServer,
+  name: string,
+  config: { title: string; description: string; inputSchema: Shape; annotations?: ToolAnnotations },
+  handler: (args: z.output<z.ZodObject<Shape, z.core.$strict>>) => Promise<CallToolResult>,
+): void {
+  type Args = z.output<z.ZodObject<Shape, z.core.$strict>>;
+  const { inputSchema: shape, ...described } = config;
+  const inputSchema: z.ZodType<Args> = toolArguments(name, shape);
+  server.registerTool<z.ZodType, z.ZodType<Args>>(name, { ...described, inputSchema }, (args: Args) => handler(args));
+}
 
 /** Tool calls under way: a client that closes its end after sending still gets its answers. */
 const inflight = new Set<Promise<unknown>>();

@@ -151,6 +151,57 @@ describe('site search in Chromium', () => {
     await page.close();
   });
 
+  it('shows an answer as plain text: no backticks, list or table marks, code without its fence', async () => {
+    const { page } = await open('/');
+    // Answers are Markdown; a prompt is shown as typed.
+    const snippets = async (query: string) => {
+      await search(page, query);
+      return page.$$eval('.site-search-results a', (links) =>
+        links
+          .filter((a) => a.querySelector('.hit-meta')!.textContent!.endsWith('answer'))
+          .map((a) => a.querySelector('.hit-snippet')!.textContent!),
+      );
+    };
+    expect(await snippets('ENOENT')).toContain('エラーは ENOENT です。notes.md というファイルが見つかりません。');
+    expect(await snippets('Endpoint')).toContainEqual(
+      expect.stringMatching(
+        /^Two endpoints lack input validation: Endpoint · Location POST \/users · routes\/users\.ts:18 PATCH/,
+      ),
+    );
+    expect(await snippets('diff')).toContain(
+      "Here is the diff: - if (!user) navigate('/login'); + if (!user) return navigate('/login');",
+    );
+    for (const query of ['redirect', 'src', 'validation', 'ファイル']) {
+      for (const text of await snippets(query)) expect(text, query).not.toMatch(/`|\*\*|\| | - `|^#/);
+    }
+    await page.close();
+  });
+
+  it('lists a session once, its best hits (at most 3) under it, the title only on the first', async () => {
+    const { page } = await open('/');
+    await search(page, 'redirect');
+    const groups = await page.$$eval('.site-search-results > li', (items) =>
+      items.map((li) => ({
+        session: (li as HTMLElement).dataset.session!,
+        links: [...li.querySelectorAll('a')].map((a) => new URL(a.href).pathname),
+        titles: li.querySelectorAll('.hit-title').length,
+        firstHasTitle: li.querySelector('a')?.querySelector('.hit-title') !== null,
+      })),
+    );
+    expect(groups.length).toBeGreaterThan(3);
+    expect(new Set(groups.map((g) => g.session)).size).toBe(groups.length);
+    for (const group of groups) {
+      expect(group.links.length).toBeGreaterThanOrEqual(1);
+      expect(group.links.length).toBeLessThanOrEqual(3);
+      for (const link of group.links) expect(link).toBe(`/${group.session}`);
+      expect(group).toMatchObject({ titles: 1, firstHasTitle: true });
+    }
+    // Session A answers about the redirect again and again: one entry, three hits under it.
+    const a = groups.find((g) => g.session === `sessions/claude-code/${SESSION.A}/`)!;
+    expect(a.links).toHaveLength(3);
+    await page.close();
+  });
+
   it('says so when nothing matches, and Escape closes the results', async () => {
     const { page } = await open('/');
     expect(await search(page, 'xyzzyplugh')).toEqual([]);

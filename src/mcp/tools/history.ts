@@ -25,6 +25,7 @@ import {
   maxOutputChars,
   safely,
   source,
+  registerTool,
 } from '../tool-kit.ts';
 import { Clock, emptyOmitted, messageBlock, omittedNote, type TranscriptOptions } from '../transcript.ts';
 
@@ -42,7 +43,8 @@ const conversationInput = {
 };
 
 export function registerHistoryTools(server: McpServer, logbook: Logbook, log: (line: string) => void): void {
-  server.registerTool(
+  registerTool(
+    server,
     'get_history_by_date',
     {
       title: 'Conversations of some days',
@@ -96,7 +98,8 @@ export function registerHistoryTools(server: McpServer, logbook: Logbook, log: (
     }, log),
   );
 
-  server.registerTool(
+  registerTool(
+    server,
     'get_history_by_project',
     {
       title: "A project's conversations",

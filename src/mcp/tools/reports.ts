@@ -13,7 +13,7 @@ import { textResult } from '../errors.ts';
 import type { Logbook } from '../logbook.ts';
 import { requireProjects } from '../lookup.ts';
 import { lastActiveBefore } from '../describe.ts';
-import { day, DEFAULT_MAX_CHARS, maxChars, project, safely, source } from '../tool-kit.ts';
+import { day, DEFAULT_MAX_CHARS, maxChars, project, safely, source, registerTool } from '../tool-kit.ts';
 
 const format = z
   .enum(['md', 'json'])
@@ -30,7 +30,8 @@ export function fitLines(text: string, max: number, hint: string): string {
 }
 
 export function registerReportTools(server: McpServer, logbook: Logbook, log: (line: string) => void): void {
-  server.registerTool(
+  registerTool(
+    server,
     'day_report',
     {
       title: 'Day report',
@@ -65,7 +66,8 @@ export function registerReportTools(server: McpServer, logbook: Logbook, log: (l
     }, log),
   );
 
-  server.registerTool(
+  registerTool(
+    server,
     'week_report',
     {
       title: 'Week report',
@@ -91,7 +93,8 @@ export function registerReportTools(server: McpServer, logbook: Logbook, log: (l
     }, log),
   );
 
-  server.registerTool(
+  registerTool(
+    server,
     'stats',
     {
       title: 'Statistics',

@@ -16,6 +16,7 @@ import {
   project,
   safely,
   source,
+  registerTool,
 } from '../tool-kit.ts';
 
 /** The search of `agent-logbook search` (the SQLite FTS5 index in the data directory, src/search/). */
@@ -23,7 +24,8 @@ import {
 const CONVERSATION: SearchKind[] = ['prompt', 'answer', 'command', 'summary', 'session'];
 
 export function registerSearchTool(server: McpServer, logbook: Logbook, log: (line: string) => void): void {
-  server.registerTool(
+  registerTool(
+    server,
     'search',
     {
       title: 'Search the conversations',

@@ -22,11 +22,13 @@ import {
   project,
   safely,
   source,
+  registerTool,
 } from '../tool-kit.ts';
 import { Clock, emptyOmitted, messageBlock, omittedNote } from '../transcript.ts';
 
 export function registerSessionTools(server: McpServer, logbook: Logbook, log: (line: string) => void): void {
-  server.registerTool(
+  registerTool(
+    server,
     'list_projects',
     {
       title: 'List projects',
@@ -81,7 +83,8 @@ export function registerSessionTools(server: McpServer, logbook: Logbook, log: (
     }, log),
   );
 
-  server.registerTool(
+  registerTool(
+    server,
     'list_sessions',
     {
       title: 'List sessions',
@@ -177,7 +180,8 @@ export function registerSessionTools(server: McpServer, logbook: Logbook, log: (
       return renderSession(logbook, summary, name, args, toolsByDefault);
     }, log);
 
-  server.registerTool(
+  registerTool(
+    server,
     'get_session',
     {
       title: 'Read a session',
@@ -191,7 +195,8 @@ export function registerSessionTools(server: McpServer, logbook: Logbook, log: (
     getSession('get_session', true),
   );
 
-  server.registerTool(
+  registerTool(
+    server,
     'get_session_detail',
     {
       title: 'Read a session (conversation only by default)',

@@ -24,11 +24,12 @@ interface PagefindApi {
   filters(): Promise<Record<string, Record<string, number>>>;
 }
 
-/** Hits shown at most, pages looked at to find them (CJK hits are checked against the text), and hits
- * (messages) shown from one page. */
-const SHOWN = 12;
+/** Sessions shown at most, pages looked at to find them (CJK hits are checked against the text), pages whose
+ * texts are fetched at once, and hits (messages) shown under one session. */
+const SESSIONS_SHOWN = 10;
 const EXAMINED = 60;
-const PER_PAGE = 3;
+const BATCH = 12;
+const PER_SESSION = 3;
 
 for (const form of document.querySelectorAll<HTMLFormElement>('form.site-search')) setUp(form);
 
@@ -88,24 +89,34 @@ function setUp(form: HTMLFormElement): void {
     for (const select of selects) if (select.value) filters[select.name] = select.value;
     const found = await pagefind.search(words.join(' '), { filters });
     if (mine !== generation || !found) return;
-    const hits: Hit[] = [];
+    // A session's pages are separate records: their hits are gathered under the session, in the order of its
+    // best-ranked page, so one long session cannot fill the list.
+    const sessions = new Map<string, Hit[]>();
     const typed = words.filter((word) => !hasCjk(word));
-    for (let i = 0; i < found.results.length && i < EXAMINED && hits.length < SHOWN; i += SHOWN) {
+    for (let i = 0; i < found.results.length && i < EXAMINED && sessions.size < SESSIONS_SHOWN; i += BATCH) {
       // Each page's text is fetched as soon as its record is in.
       const batch = await Promise.all(
         found.results
-          .slice(i, i + SHOWN)
+          .slice(i, i + BATCH)
           .map((r) => r.data().then(async (data) => ({ data, sections: await pageTextOf(base, data) }))),
       );
       if (mine !== generation) return;
       for (const { data, sections } of batch) {
-        for (const section of matchingSections(sections, runs, typed)) {
-          if (hits.length < SHOWN) hits.push({ data, section });
+        const scored = scoredSections(sections, runs, typed);
+        if (scored.length === 0) continue;
+        const key = sessionKey(data.url);
+        let hits = sessions.get(key);
+        if (!hits) {
+          if (sessions.size >= SESSIONS_SHOWN) continue;
+          sessions.set(key, (hits = []));
         }
+        for (const { section, score } of scored) hits.push({ data, section, score });
       }
     }
-    list.replaceChildren(...hits.map((hit) => resultItem(hit, base, timeZone, [...runs, ...typed])));
-    status.textContent = hits.length === 0 ? 'No match.' : '';
+    list.replaceChildren(
+      ...[...sessions].map(([key, hits]) => sessionItem(key, bestHits(hits), base, timeZone, [...runs, ...typed])),
+    );
+    status.textContent = sessions.size === 0 ? 'No match.' : '';
     // What the list shows (for scripts and tests that wait for a query's results).
     list.dataset.query = query;
     list.dataset.filters = JSON.stringify(filters);
@@ -183,52 +194,80 @@ function pageTextOf(base: string, data: PagefindResultData): Promise<RecordSecti
 interface Hit {
   data: PagefindResultData;
   section: RecordSection;
+  /** How much of the query the section holds (see scoredSections). */
+  score: number;
+}
+
+/** A found page's session: its URL without the page part (`page/<N>/`). */
+function sessionKey(url: string): string {
+  return url.replace(/^\/+/, '').replace(/page\/\d+\/?$/, '');
 }
 
 /**
- * The messages of a found page to show, best first: a section must hold each CJK run of the query as typed
- * (Pagefind matched its bigrams, which may lie apart), and the more typed words it holds, the better. Pagefind
- * also matches word forms (stems) the text does not hold literally: when no section holds a typed word, the
- * page's first message stands for it.
+ * The messages of a found page that may be shown, with how well each matches: a section must hold each CJK
+ * run of the query as typed (Pagefind matched its bigrams, which may lie apart), and the more typed words it
+ * holds, the better.
  */
-function matchingSections(sections: RecordSection[], runs: string[], typed: string[]): RecordSection[] {
+function scoredSections(
+  sections: RecordSection[],
+  runs: string[],
+  typed: string[],
+): { section: RecordSection; score: number }[] {
   const lowered = typed.map((w) => w.toLowerCase());
   const scored: { section: RecordSection; score: number }[] = [];
   for (const section of sections) {
     if (!runs.every((run) => section.text.includes(run))) continue;
     const text = section.text.toLowerCase();
-    const score = runs.length + lowered.filter((w) => text.includes(w)).length;
-    scored.push({ section, score });
+    scored.push({ section, score: runs.length + lowered.filter((w) => text.includes(w)).length });
   }
-  if (scored.length === 0) return [];
-  const best = Math.max(...scored.map((s) => s.score));
-  if (best === 0) return [scored.find((s) => s.section.kind !== 'session')?.section ?? scored[0]!.section];
-  return scored
-    .filter((s) => s.score === best)
-    .slice(0, PER_PAGE)
-    .map((s) => s.section);
+  return scored;
 }
 
-function resultItem(hit: Hit, base: string, timeZone: string | undefined, terms: string[]): HTMLLIElement {
-  const { data, section } = hit;
+/**
+ * A session's hits to show, in the order of its pages and messages: those that hold the most of the query.
+ * Pagefind also matches word forms (stems) the text does not hold literally: when no section holds a typed
+ * word, the session's first message stands for it.
+ */
+function bestHits(hits: Hit[]): Hit[] {
+  const best = Math.max(...hits.map((h) => h.score));
+  if (best === 0) return [hits.find((h) => h.section.kind !== 'session') ?? hits[0]!];
+  return hits.filter((h) => h.score === best).slice(0, PER_SESSION);
+}
+
+/** A session once, its hits under it: the first with the session's source, project and title. */
+function sessionItem(
+  key: string,
+  hits: Hit[],
+  base: string,
+  timeZone: string | undefined,
+  terms: string[],
+): HTMLLIElement {
   const item = document.createElement('li');
-  const link = document.createElement('a');
-  const anchor = section.anchor ? `#${section.anchor}` : '';
-  link.href = `${base}${data.url.replace(/^\/+/, '')}${anchor}`;
-  const meta = document.createElement('span');
-  meta.className = 'hit-meta';
-  const source = SOURCE_LABELS[data.meta.source ?? ''] ?? data.meta.source ?? '';
-  meta.textContent = [source, data.meta.project, formatTime(section.timestamp, timeZone), section.kind]
-    .filter(Boolean)
-    .join(' · ');
-  const title = document.createElement('span');
-  title.className = 'hit-title';
-  title.textContent = data.meta.title ?? '';
-  const snippet = document.createElement('span');
-  snippet.className = 'hit-snippet';
-  snippet.append(...highlighted(section.text, terms));
-  link.append(meta, title, snippet);
-  item.append(link);
+  item.dataset.session = key;
+  for (const [i, { data, section }] of hits.entries()) {
+    const link = document.createElement('a');
+    const anchor = section.anchor ? `#${section.anchor}` : '';
+    link.href = `${base}${data.url.replace(/^\/+/, '')}${anchor}`;
+    const meta = document.createElement('span');
+    meta.className = 'hit-meta';
+    const source = SOURCE_LABELS[data.meta.source ?? ''] ?? data.meta.source ?? '';
+    const about = i === 0 ? [source, data.meta.project] : [];
+    meta.textContent = [...about, formatTime(section.timestamp, timeZone), section.kind].filter(Boolean).join(' · ');
+    link.append(meta);
+    if (i === 0) {
+      const title = document.createElement('span');
+      title.className = 'hit-title';
+      title.textContent = data.meta.title ?? '';
+      link.append(title);
+    } else {
+      link.className = 'hit-more';
+    }
+    const snippet = document.createElement('span');
+    snippet.className = 'hit-snippet';
+    snippet.append(...highlighted(section.text, terms));
+    link.append(snippet);
+    item.append(link);
+  }
   return item;
 }
 

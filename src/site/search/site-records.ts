@@ -9,6 +9,7 @@ import { bodyStamp, type PageTextRow, sessionAbout } from '../../transcript/page
 import { projectName } from '../../model/project.ts';
 import { messageAnchor, pageOfMessage, sessionRoute } from '../../model/routes.ts';
 import { cjkBigrams, hasCjk } from '../../search/cjk.ts';
+import { markdownAsPlainText } from '../../transcript/markdown-plain-text.ts';
 import { pageText, recordContent, type RecordSection } from '../../transcript/page-record.ts';
 
 /** A section holds this much of a long text: the site index is downloaded in pieces by every visitor. */
@@ -119,11 +120,13 @@ export function sessionRecords(rows: PageTextRow[], session: SiteSession, option
     const page = options.single ? 1 : pageOfMessage(session.pageStarts, row.index ?? 0);
     let sections = byPage.get(page);
     if (!sections) byPage.set(page, (sections = []));
+    const text = row.text.slice(0, MAX_SECTION_CHARS);
     const section: RecordSection = {
       anchor: row.index === null ? '' : messageAnchor(row.index),
       kind: row.kind,
       timestamp: row.ts || session.startedAt,
-      text: clean(row.text.slice(0, MAX_SECTION_CHARS)),
+      // An answer is Markdown: what is found and shown is the text its page shows, without the marks.
+      text: clean(row.kind === 'answer' ? markdownAsPlainText(text) : text),
     };
     // The session's own section (title, project) goes first, whatever its time.
     if (row.kind === 'session') sections.unshift(section);

@@ -44,10 +44,12 @@ async function* readClaude(location: SourceLocation, ctx: SourceContext): AsyncG
         }
         files.legacyAgents.push(agent);
       }
-      // One item for the unchanged sessions of a folder: a warm collect hands on thousands of them.
+      // One item for the unchanged sessions of a folder: a warm collect hands on thousands of them. A session
+      // with subagent files only is asked too: one archived with its main transcript recorded that file, so
+      // once the transcript is deleted its files differ and it is read again (as partial).
       const unchanged: string[] = [];
       for (const files of bySession.values()) {
-        const verdict = files.main ? ctx.unchanged?.(sessionFilePaths(files)) : undefined;
+        const verdict = ctx.unchanged?.(sessionFilePaths(files));
         if (verdict?.length === 1 && verdict[0] === files.sessionId) unchanged.push(files.sessionId);
         else toRead.push(files);
       }
