@@ -217,7 +217,7 @@ describe('reports and statistics in the built site', () => {
     expect(day.querySelector('a[href="/days/2026-03-03.md"]')).not.toBeNull();
     const week = await page('weeks/2026-W10');
     expect(texts(week, 'table.days tbody td:first-child')[1]).toBe('2026-03-03 Tue');
-    expect(texts(week, 'table.compare tbody tr').map((r) => r.split(' ')[0])).toEqual([
+    expect(texts(week, 'table.compare tbody tr > :first-child').map((r) => r.split(' ')[0])).toEqual([
       'Sessions',
       'Prompts',
       'Entries',
@@ -233,8 +233,8 @@ describe('reports and statistics in the built site', () => {
     const patterns = figures[0]!;
     // Claude: simple C, E; single D; multi A, F; incomplete B. Codex: simple K6; single K3, K5, T1; multi K1;
     // incomplete K2, L1. Amazon Q: simple B; multi A, D; incomplete C.
-    expect(patterns.querySelector('svg')!.getAttribute('aria-label')).toBe(
-      'All sources: simple 4, single tool 4, multi tool 5, incomplete 4',
+    expect(patterns.querySelector('[role="img"]')!.getAttribute('aria-label')).toBe(
+      'All sources: simple 4 (24%), single tool 4 (24%), multi tool 5 (29%), incomplete 4 (24%)',
     );
     expect(texts(patterns, 'table tbody th')).toEqual(['simple', 'single tool', 'multi tool', 'incomplete']);
     // Scripts are our own files only (keyboard, copy buttons, search); nothing inline, nothing from a transcript.
