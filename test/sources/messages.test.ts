@@ -129,6 +129,7 @@ describe('custom agent message lists (seed 002)', () => {
       'UTC',
       '--messages-dir',
       dir,
+      '-v', // report prints where it looked only when asked
     ]);
     expect(run.code).toBe(0);
     expect(run.stderr).toMatch(/^Custom agent messages: .*: 3 sessions$/m);
