@@ -36,9 +36,11 @@ export async function printSearch(run: SearchRun, io: CliIo): Promise<void> {
 }
 
 /** `20 of 814 hits in 37 sessions (at most 3 per session); for more: --limit N, --per-session N or --session ID.` */
-function searchSummary(shown: number, all: { hits: number; sessions: number }, run: SearchRun): string {
-  const inAll = `${countLabel(all.hits, 'hit')} in ${countLabel(all.sessions, 'session')}`;
-  if (shown >= all.hits) return `${inAll}.`;
+function searchSummary(shown: number, all: { hits: number; sessions: number; more: boolean }, run: SearchRun): string {
+  const inAll = all.more
+    ? `over ${countLabel(all.hits, 'hit')} in at least ${countLabel(all.sessions, 'session')}`
+    : `${countLabel(all.hits, 'hit')} in ${countLabel(all.sessions, 'session')}`;
+  if (shown >= all.hits && !all.more) return `${inAll}.`;
   const capped = run.perSession !== undefined;
   const more = [...(shown === run.limit ? ['--limit N'] : []), ...(capped ? ['--per-session N', '--session ID'] : [])];
   const list = more.length > 1 ? `${more.slice(0, -1).join(', ')} or ${more.at(-1)}` : more.join('');

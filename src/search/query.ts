@@ -114,42 +114,56 @@ export async function searchLogbook(dataDir: string, query: string, filters: Sea
     const columns =
       'm.ts, m.kind, m.message_index, m.text, s.key, s.source, s.session_id, s.project, s.project_name, ' +
       's.cwd, s.title, s.page_starts';
-    const perSession = filters.perSession;
-    // With a cap per session every match is ranked within its session first, so the query reads them all.
+    const limit = Math.max(0, filters.limit ?? 20);
+    const offset = Math.max(0, filters.offset ?? 0);
     const sql =
-      perSession === undefined
-        ? `SELECT ${columns} FROM ${from} JOIN sessions s ON s.id = m.session WHERE ${where} ` +
-          `ORDER BY ${order} DESC LIMIT ? OFFSET ?`
-        : `SELECT * FROM (SELECT ${columns}, ${order} AS at, ` +
-          `row_number() OVER (PARTITION BY m.session ORDER BY ${order} DESC) AS nth ` +
-          `FROM ${from} JOIN sessions s ON s.id = m.session WHERE ${where}) WHERE nth <= ? ` +
-          'ORDER BY at DESC LIMIT ? OFFSET ?';
-    if (perSession !== undefined) params.push(Math.max(0, perSession));
-    params.push(Math.max(0, filters.limit ?? 20), Math.max(0, filters.offset ?? 0));
-    const rows = db.prepare(sql).all(...params) as Row[];
+      `SELECT ${columns} FROM ${from} JOIN sessions s ON s.id = m.session WHERE ${where} ` + `ORDER BY ${order} DESC`;
+    if (filters.perSession === undefined) {
+      return (db.prepare(`${sql} LIMIT ? OFFSET ?`).all(...params, limit, offset) as Row[]).map((row) =>
+        toHit(row, terms),
+      );
+    }
+    // Newest first, skipping a session's hits past the cap, and stopping once the page is full: a common word
+    // reads only as many matches as it shows (a window over every match read them all).
+    const cap = Math.max(0, filters.perSession);
+    const perSession = new Map<string, number>();
+    const rows: Row[] = [];
+    let skipped = 0;
+    for (const row of db.prepare(sql).iterate(...params) as IterableIterator<Row>) {
+      const seen = perSession.get(row.key) ?? 0;
+      if (seen >= cap) continue;
+      perSession.set(row.key, seen + 1);
+      if (skipped < offset) skipped += 1;
+      else rows.push(row);
+      if (rows.length >= limit) break;
+    }
     return rows.map((row) => toHit(row, terms));
   } finally {
     db.close();
   }
 }
 
-/** How many hits a query has in all, and in how many sessions (the filters apply; limit, offset and the cap
- * per session do not). */
+/** How many hits a query has in all (counted up to `upTo`: `more` says there are more), and in how many sessions
+ * (the filters apply; limit, offset and the cap per session do not). */
 export async function countHits(
   dataDir: string,
   query: string,
   filters: SearchFilters,
-): Promise<{ hits: number; sessions: number }> {
+  upTo = 1000,
+): Promise<{ hits: number; sessions: number; more: boolean }> {
   const terms = parseQuery(query);
-  if (terms.length === 0) return { hits: 0, sessions: 0 };
+  if (terms.length === 0) return { hits: 0, sessions: 0, more: false };
   if (!existsSync(searchIndexPath(dataDir))) await ensureSearchIndex(dataDir);
   const db = openSearchDb(dataDir, { readonly: true });
   try {
-    const { from, where, params } = matching(terms, filters);
+    const { from, order, where, params } = matching(terms, filters);
+    // Newest first and no further than `upTo` + 1 matches: counting every match of a common word reads the index.
     const sql =
-      'SELECT count(*) AS hits, count(DISTINCT m.session) AS sessions ' +
-      `FROM ${from} JOIN sessions s ON s.id = m.session WHERE ${where}`;
-    return db.prepare(sql).get(...params) as { hits: number; sessions: number };
+      'SELECT count(*) AS hits, count(DISTINCT session) AS sessions FROM (' +
+      `SELECT m.session AS session FROM ${from} JOIN sessions s ON s.id = m.session WHERE ${where} ` +
+      `ORDER BY ${order} DESC LIMIT ?)`;
+    const counted = db.prepare(sql).get(...params, upTo + 1) as { hits: number; sessions: number };
+    return counted.hits > upTo ? { hits: upTo, sessions: counted.sessions, more: true } : { ...counted, more: false };
   } finally {
     db.close();
   }

@@ -78,7 +78,7 @@ describe('Copilot CLI: a real session (session-medium)', () => {
     expect(call.tool_call!.arguments_json).toEqual({ intent: 'Listing available models' });
     const result = msgs.find((m) => m.source_type === 'tool_result')!;
     expect(result.tool_call).toMatchObject({ call_id: 'toolu_01AyqWYHijwfcmwT1AJwqqPs', output: 'Intent logged' });
-    const answer = msgs.find((m) => m.segments.some((g) => g.text.startsWith('Here are the available models:')))!;
+    const answer = msgs.find((m) => m.segments.some((g) => g.text?.startsWith('Here are the available models:')))!;
     expect(answer.metadata).toMatchObject({ kind: 'response', model: 'claude-sonnet-4.6', output_tokens: 335 });
     expect(answer.segments.find((g) => g.format === 'text')!.text).toContain(
       "I'm currently powered by **Claude Sonnet 4.6**.",
