@@ -128,6 +128,7 @@ async function collectLocked(data: DataDir, options: CollectOptions): Promise<Co
 
   const only = options.sourceOptions.assistants;
   const chosen = (options.sources ?? SOURCES).filter((s) => !Array.isArray(only) || only.includes(s.id));
+  const readSources = new Set<string>(chosen.map((s) => s.id));
   for (const source of chosen) {
     const prefix = `${source.id}/`;
     let sourceWarnings = 0;
@@ -286,7 +287,10 @@ async function collectLocked(data: DataDir, options: CollectOptions): Promise<Co
   let changed = written.size > 0;
   const presence = new Map<string, boolean>();
   for (const entry of current.values()) {
-    const unknown = !seen.has(entry.id) && entry.files.some((f) => unavailable.has(f)); // unreadable this run
+    // Unreadable this run, or of an assistant this run did not read (--assistants): its presence is not known.
+    const unknown =
+      !seen.has(entry.id) &&
+      (entry.files.some((f) => unavailable.has(f)) || !readSources.has(entry.id.slice(0, entry.id.indexOf('/'))));
     const present = unknown ? entry.sourcePresent : seen.has(entry.id);
     if (present !== entry.sourcePresent) changed = true;
     presence.set(entry.id, present);
