@@ -162,6 +162,8 @@ describe('share builds', () => {
     expect(html).toContain('<style>');
     expect(html).toContain('Thinking omitted from this shared copy.');
     expect(html).not.toContain('must not leak');
+    // The file has no script, so it promises no keys.
+    expect(html).not.toContain('<kbd>j</kbd>');
   });
 
   it('rejects --omit values it does not know and --sessions without --share', async () => {
