@@ -319,7 +319,7 @@ function contextLabel(m: NormalizedMessage, text: string): string {
   if (tag === 'task-notification') return 'Task notification';
   if (tag) return tag.replace(/[_-]/g, ' ');
   const subtype = m.metadata?.subtype;
-  return typeof subtype === 'string' && subtype ? subtype.replace(/_/g, ' ') : 'Context';
+  return typeof subtype === 'string' && subtype ? subtype.replace(/_/g, ' ') : 'other text';
 }
 
 /** A subagent's thread, shown under the call that spawned it. */

@@ -249,7 +249,7 @@ describe('session pages as a reader sees them', () => {
     expect(command.querySelector('details.expanded')!.textContent).toContain(
       'Please analyze this codebase and create a CLAUDE.md file',
     );
-    expect(doc!.querySelector('.context > summary')!.textContent).toBe('Context: System reminder');
+    expect(doc!.querySelector('.context > summary')!.textContent).toBe('Context the assistant added: System reminder');
     const answer = [...doc!.querySelectorAll('.answer')].find((a) => a.textContent!.includes('CLAUDE.md is written'))!;
     expect(answer.textContent).toContain('<div onclick="pay()">');
     expect(answer.querySelector('[onclick]')).toBeNull();
