@@ -5,6 +5,7 @@
  */
 import { createRequire } from 'node:module';
 import type * as Zod from 'zod';
+import { isObject } from './json-value.ts';
 import type { MessageKind, NormalizedMessage, Role, SourceType, ToolStatus } from './message.ts';
 
 /** Deeper than this (counted from the message) a value is replaced with a marker: readers of the archive walk
@@ -157,7 +158,6 @@ function repairingSchema(): Zod.ZodType {
 
 const isText = (v: unknown) => typeof v === 'string';
 const isOptionalText = (v: unknown) => v === undefined || typeof v === 'string';
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const ROLE_SET = new Set<unknown>(ROLES);
 const SOURCE_TYPE_SET = new Set<unknown>(SOURCE_TYPES);
 const STATUS_SET = new Set<unknown>(STATUSES);

@@ -114,3 +114,6 @@ export interface NormalizedMessage {
   raw: RawRef;
   metadata?: MessageMetadata;
 }
+
+/** A message as a source first makes it, before it has its id, time and raw reference. */
+export type MessageDraft = Pick<NormalizedMessage, 'role' | 'source_type' | 'segments' | 'tool_call' | 'metadata'>;

@@ -15,9 +15,7 @@ const IMAGE_TYPES: Record<string, string> = {
   webp: 'image/webp',
 };
 
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+export { isObject } from '../../model/json-value.ts';
 
 /** A copy of a stored value without the bulky parts: image byte arrays and per-chunk timings. */
 export function sanitize(value: unknown): unknown {

@@ -1,26 +1,11 @@
-import type {
-  MessageMetadata,
-  MessageSegment,
-  NormalizedMessage,
-  Role,
-  SourceType,
-  ToolCall,
-} from '../../model/message.ts';
+import type { MessageDraft, MessageSegment, NormalizedMessage } from '../../model/message.ts';
 
-export interface Draft {
-  role: Role;
-  source_type: SourceType;
-  segments: MessageSegment[];
-  tool_call?: ToolCall;
-  metadata?: MessageMetadata;
+export interface Draft extends MessageDraft {
   /** Kept whole for records we do not understand. */
   record?: unknown;
 }
 
-export const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-export const str = (v: unknown): string | undefined => (typeof v === 'string' && v ? v : undefined);
-export const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+export { isObject, num, str } from '../../model/json-value.ts';
 
 export function text(channel: MessageSegment['channel'], value: string, format = 'text'): MessageSegment {
   return { channel, type: 'text', format, text: value };

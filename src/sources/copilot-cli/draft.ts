@@ -1,21 +1,9 @@
-import type {
-  MessageMetadata,
-  MessageSegment,
-  NormalizedMessage,
-  Role,
-  SourceType,
-  ToolCall,
-} from '../../model/message.ts';
+import type { MessageDraft, NormalizedMessage } from '../../model/message.ts';
 import type { CopilotEvent, StartData } from './schema.ts';
 import type { ShutdownLedger } from './usage.ts';
 
 /** What one event becomes (an event may become several messages: a response's text and each tool call). */
-export interface Draft {
-  role: Role;
-  source_type: SourceType;
-  segments: MessageSegment[];
-  tool_call?: ToolCall;
-  metadata?: MessageMetadata;
+export interface Draft extends MessageDraft {
   /** Keep the whole record in `raw.record` (unknown kinds, and events we only note). */
   keepRecord?: boolean;
 }

@@ -1,20 +1,7 @@
-import type {
-  MessageMetadata,
-  MessageSegment,
-  NormalizedMessage,
-  Role,
-  SourceType,
-  ToolCall,
-} from '../../model/message.ts';
+import type { MessageDraft, NormalizedMessage } from '../../model/message.ts';
 
 /** One message before it has its id and time: what a record of either format becomes. */
-export interface Draft {
-  role: Role;
-  source_type: SourceType;
-  segments: MessageSegment[];
-  tool_call?: ToolCall;
-  metadata?: MessageMetadata;
-}
+export type Draft = MessageDraft;
 
 export interface DraftOrigin {
   /** The file (transcript or state.vscdb) and the 1-based line or position in it. */

@@ -1,8 +1,8 @@
 import type { Draft } from './builder.ts';
 
-export const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-export const str = (v: unknown): string | undefined => (typeof v === 'string' && v ? v : undefined);
+import { isObject, str } from '../../model/json-value.ts';
+
+export { isObject, str };
 
 /** ISO UTC of an epoch-ms number or an ISO-ish string; undefined when it is neither. */
 export function isoOf(value: unknown): string | undefined {

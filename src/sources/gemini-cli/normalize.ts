@@ -1,10 +1,9 @@
 import type {
+  MessageDraft,
   MessageKind,
   MessageMetadata,
   MessageSegment,
   NormalizedMessage,
-  Role,
-  SourceType,
   TokenUsage,
   ToolCall,
 } from '../../model/message.ts';
@@ -14,12 +13,7 @@ import type { Conversation, MessageItem } from './replay.ts';
 import { isObject, num, str, type GeminiMessage, type GeminiTokens, type GeminiToolCall } from './schema.ts';
 import { argPaths, statusOf } from './tool-calls.ts';
 
-interface Draft {
-  role: Role;
-  source_type: SourceType;
-  segments: MessageSegment[];
-  tool_call?: ToolCall;
-  metadata?: MessageMetadata;
+interface Draft extends MessageDraft {
   /** The time of this part when it differs from its record's (a tool result's own time). */
   time?: string;
   unknown?: boolean;

@@ -70,9 +70,6 @@ export interface GeminiLogEntry {
   message?: string;
 }
 
-export const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-
-export const str = (v: unknown): string | undefined => (typeof v === 'string' && v ? v : undefined);
+export { isObject, str } from '../../model/json-value.ts';
 
 export const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : 0);

@@ -1,12 +1,10 @@
 import type {
+  MessageDraft,
   MessageKind,
   MessageMetadata,
   MessageSegment,
   NormalizedMessage,
-  Role,
-  SourceType,
   TokenUsage,
-  ToolCall,
 } from '../../model/message.ts';
 import type { Session } from '../../model/session.ts';
 import type { WarningSink } from '../../util/warnings.ts';
@@ -108,13 +106,7 @@ function usageOf(u: unknown): TokenUsage | undefined {
   return undefined;
 }
 
-interface Draft {
-  role: Role;
-  source_type: SourceType;
-  segments: MessageSegment[];
-  tool_call?: ToolCall;
-  metadata?: MessageMetadata;
-}
+type Draft = MessageDraft;
 
 /** Builds one session from the messages of one file, fed in order. */
 export class MessageListNormalizer {

@@ -1,13 +1,8 @@
-import type { MessageMetadata, MessageSegment, Role, SourceType, ToolCall } from '../../model/message.ts';
+import type { MessageDraft } from '../../model/message.ts';
 import type { OcPart } from './schema.ts';
 
 /** A normalized message before it has its id (given in order, once every message of a record is made). */
-export interface Draft {
-  role: Role;
-  source_type: SourceType;
-  segments: MessageSegment[];
-  tool_call?: ToolCall;
-  metadata?: MessageMetadata;
+export interface Draft extends MessageDraft {
   /** epoch ms */
   time?: number;
   event: string;

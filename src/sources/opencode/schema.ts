@@ -121,10 +121,7 @@ export interface OcPart {
   [key: string]: unknown;
 }
 
-export const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-
-export const str = (v: unknown): string | undefined => (typeof v === 'string' && v ? v : undefined);
+export { isObject, str } from '../../model/json-value.ts';
 
 export const num = (v: unknown): number | undefined => {
   const n = typeof v === 'bigint' ? Number(v) : v;
