@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { existsSync, promises as fs, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { siteAndBase } from '../../model/site-url.ts';
 import { workerFile } from '../../util/worker-pool.ts';
 import type { CompileTask, CompileResult } from './compile-worker.ts';
 
@@ -27,11 +26,11 @@ const COMPILE_WORKER = workerFile(import.meta.url, 'site-compile-worker', './com
 /**
  * The template hash: what the compiled pages are made of, and nothing else. Every file under src/ and public/
  * (pages, components, layouts, styles and the TypeScript they import: hashing all of src/ costs a few
- * milliseconds and never misses a file a component imports), the Astro config, the base path the bundle is
- * compiled with (the only setting it is compiled with: see compileRenderer), and the installed version of
+ * milliseconds and never misses a file a component imports), the Astro config, and the installed version of
  * every runtime dependency, as the bundle imports them from node_modules (marked, shiki, DOMPurify, Astro's
- * runtime…). The config reads no environment; the pages read the rest of it (time zone, share…) when they
- * render, and the build keys the pages by it.
+ * runtime…). No setting is compiled in: the config reads no environment, and the pages read the options (the
+ * site's base path too, see href()) when they render; the build keys the pages by them. So one bundle, made when
+ * the package is installed, serves every build.
  */
 export async function templateHash(packageRoot: string): Promise<string> {
   const hash = createHash('sha256');
@@ -52,7 +51,6 @@ export async function templateHash(packageRoot: string): Promise<string> {
         .update('\0');
     }
   }
-  hash.update(compiledBase()).update('\0');
   hash.update(readFileSync(path.join(packageRoot, 'astro.config.mjs')));
   const manifest = JSON.parse(readFileSync(path.join(packageRoot, 'package.json'), 'utf8')) as {
     version?: string;
@@ -63,11 +61,6 @@ export async function templateHash(packageRoot: string): Promise<string> {
     hash.update(`\0${name}@${installedVersion(packageRoot, name) ?? 'missing'}`);
   }
   return hash.digest('hex').slice(0, 20);
-}
-
-/** The base path of `--site-url`, which Astro compiles in (`import.meta.env.BASE_URL`). */
-function compiledBase(): string {
-  return siteAndBase(process.env.AGENT_LOGBOOK_SITE_URL || undefined).base;
 }
 
 /** The version of the package `name` as Node resolves it from `packageRoot` (the nearest node_modules up). */
@@ -85,29 +78,39 @@ function installedVersion(packageRoot: string, name: string): string | undefined
   }
 }
 
+/** Where `npm install` puts the renderer of the package's own templates (see precompileRenderer). */
+export const precompiledDir = (packageRoot: string): string => path.join(packageRoot, 'dist-site');
+
 /**
- * The site renderer for the current templates: compiled by Vite with Astro's own plugins (`getViteConfig`)
- * into `<cacheDir>/<hash>/`, or taken from there when an earlier build made it. Astro's container API can
+ * The site renderer for the current templates: the one compiled when the package was installed
+ * (`<package>/dist-site/<hash>/`), else compiled by Vite with Astro's own plugins (`getViteConfig`) into
+ * `<cacheDir>/<hash>/` (a template changed in a development checkout), or taken from there when an earlier
+ * build made it. Astro's container API can
  * only import `.astro` files inside Vite; outside it renders compiled components, so this compiles them
  * once per template hash. Dependencies stay in node_modules, imported by absolute path (the bundle lives in
  * the data directory, where no node_modules is found by walking up).
  */
 export async function compileRenderer(packageRoot: string, cacheDir: string): Promise<CompiledRenderer> {
   const hash = await templateHash(packageRoot);
+  const installed = await readCompiled(path.join(precompiledDir(packageRoot), hash));
+  if (installed) return installed;
+  return compileInto(packageRoot, cacheDir, hash);
+}
+
+/** Compiles the renderer of the package's templates into `<package>/dist-site/` (run by `npm install`). */
+export async function precompileRenderer(packageRoot: string): Promise<CompiledRenderer> {
+  return compileInto(packageRoot, precompiledDir(packageRoot), await templateHash(packageRoot));
+}
+
+async function compileInto(packageRoot: string, cacheDir: string, hash: string): Promise<CompiledRenderer> {
   const dir = path.join(cacheDir, hash);
   const known = await readCompiled(dir);
   if (known) return known;
   const staging = `${dir}.tmp-${process.pid}-${Date.now()}`;
   // In a thread of its own: Vite, Rollup and Astro's compiler stay loaded after a build, about 100 MB this
   // process would carry through the page rendering; a thread's memory goes when it ends.
-  // Only the base, which is in the hash: the bundle is the same whatever the site's host (the pages' links
-  // follow --site-url at render time, see href()).
-  const compiledWith = compiledBase();
-  const { base } = await compileInWorker({
-    packageRoot,
-    outDir: staging,
-    siteUrl: compiledWith === '/' ? undefined : compiledWith,
-  });
+  // Always at the root: the pages' links follow --site-url at render time (see href()).
+  const { base } = await compileInWorker({ packageRoot, outDir: staging, siteUrl: undefined });
   const styles = (await fs.readdir(path.join(staging, '_astro')).catch(() => [] as string[]))
     .filter((name) => name.endsWith('.css'))
     .sort()

@@ -41,14 +41,11 @@ describe('template hash', () => {
     process.env.AGENT_LOGBOOK_HOME = '/elsewhere';
     expect(await templateHash(root)).toBe(before);
 
-    // The site URL's base is compiled in; its host is not.
+    // Nor the site URL, its base path included: the pages read it when they render, so the bundle compiled at
+    // install time serves a site hosted under any path.
     process.env.AGENT_LOGBOOK_SITE_URL = 'https://one.example/logbook/';
-    const underBase = await templateHash(root);
-    expect(underBase).not.toBe(before);
-    process.env.AGENT_LOGBOOK_SITE_URL = 'https://two.example/logbook/';
-    expect(await templateHash(root)).toBe(underBase);
-    process.env.AGENT_LOGBOOK_SITE_URL = '/';
     expect(await templateHash(root)).toBe(before);
+    delete process.env.AGENT_LOGBOOK_SITE_URL;
 
     // An upgrade of a dependency the pages run (marked renders every message's Markdown).
     const manifest = path.join(root, 'node_modules', 'marked', 'package.json');
