@@ -84,7 +84,14 @@ export interface ThreadView {
   items: ViewItem[];
 }
 
+/** A tool call's input (a file written, an edit, a command) shown on the page up to this many characters. */
 export const OUTPUT_PREVIEW_CHARS = 20_000;
+/**
+ * A tool's output shown on the page up to this many characters (about 60 lines). Outputs are most of a
+ * history's bytes (file contents read, search hits, fetched pages, logs) and rarely read past their first
+ * screen; the calls' inputs, the prompts and the answers are shown whole. The archive keeps every output.
+ */
+export const RESULT_PAGE_CHARS = 4_000;
 export const INLINE_IMAGE_MAX_BYTES = 1_000_000;
 
 /** The argument a call is known by, in every assistant's spelling (the first present is shown). */
@@ -139,8 +146,10 @@ export function textOf(m: NormalizedMessage): string {
 
 export function resultView(m: NormalizedMessage, call?: ToolCall): ResultView {
   const output = m.tool_call?.output ?? '';
-  const cut = output.length > OUTPUT_PREVIEW_CHARS ? output.length - OUTPUT_PREVIEW_CHARS : 0;
-  const shown = cut ? output.slice(0, OUTPUT_PREVIEW_CHARS) : output;
+  let cut = output.length > RESULT_PAGE_CHARS ? output.length - RESULT_PAGE_CHARS : 0;
+  // Never between the two halves of a surrogate pair.
+  if (cut && /[\uD800-\uDBFF]/.test(output[RESULT_PAGE_CHARS - 1]!)) cut += 1;
+  const shown = cut ? output.slice(0, output.length - cut) : output;
   return {
     id: m.id,
     status: m.tool_call?.status ?? 'completed',

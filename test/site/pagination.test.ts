@@ -4,6 +4,7 @@ import { JSDOM } from 'jsdom';
 import { describe, expect, it } from 'vitest';
 import { PAGE_MESSAGES, pageStarts } from '../../src/model/paging.ts';
 import { pageLinks } from '../../src/transcript/session-view.ts';
+import { RESULT_PAGE_CHARS } from '../../src/transcript/view-items.ts';
 import type { NormalizedMessage } from '../../src/model/message.ts';
 import { runCli } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/paths.ts';
@@ -110,11 +111,12 @@ describe('long sessions', () => {
     expect(first.querySelector('a[rel=next]')!.getAttribute('href')).toBe(
       `/sessions/claude-code/${SESSION_ID}/page/2/`,
     );
-    const long = first.querySelector('details.tool .io-output .long')!;
-    const output =
-      long.querySelector('pre.preview')!.textContent! + long.querySelector('.show-all pre.rest')!.textContent!;
-    expect(output.length).toBe(20_000);
-    expect(first.querySelector('details.tool .note')!.textContent).toContain('30,002 more characters not shown');
+    const shown = [...first.querySelector('details.tool .io-output')!.querySelectorAll('pre')];
+    const output = shown.map((pre) => pre.textContent).join('');
+    expect(output.length).toBe(RESULT_PAGE_CHARS);
+    expect(first.querySelector('details.tool .note')!.textContent).toContain(
+      `${(50_002 - RESULT_PAGE_CHARS).toLocaleString('en-US')} more characters not shown`,
+    );
 
     // Every call on every page has its result on the same page, and every turn appears exactly once.
     const seen: string[] = [];
