@@ -152,7 +152,16 @@ async function measureSite(
           .join(', ')}`,
       );
   }
-  const siteBytes = await directoryBytes(out);
+  const siteFiles = await filesUnder(out);
+  const siteBytes = siteFiles.reduce((n, f) => n + f.bytes, 0);
+  const sessions = (await filesUnder(path.join(data, 'sessions'), '.messages.jsonl')).length;
+  const historyBytes = await directoryBytes(corpus);
+  // Issue 29's aims: a site at most 40 % of the history, at most 3 files per session (static hosts' limits).
+  extras.push(
+    `Site weight: ${(siteBytes / 1e6).toFixed(0)} MB = ${((100 * siteBytes) / historyBytes).toFixed(0)} % of the ` +
+      `history (${(historyBytes / 1e6).toFixed(0)} MB), ${siteFiles.length.toLocaleString('en-US')} files = ` +
+      `${(siteFiles.length / Math.max(1, sessions)).toFixed(2)} per session (${sessions.toLocaleString('en-US')} sessions)`,
+  );
   results.push(await measure(LABELS.oneChange, runs, changes.grow(medianFile.file, 5), siteBuild));
   const oneChangeSearch = /Site search: (\d+) of (\d+) shards written \((\d+) pages.*? in ([\d.]+)s/.exec(
     lastChildStderr(),

@@ -5,8 +5,9 @@
  * Pagefind finds the page; the search box then finds the message in it and makes the snippet itself. So
  * what Pagefind indexes (the content) is each distinct word of the page once, then the CJK bigrams of the
  * page: Pagefind's time grows with the bytes it is given, and repeats add nothing to finding a page. What
- * the search box shows is not in Pagefind's fragments but in a gzip file of our own beside the shard (the
- * record's meta `text` names it), fetched for the pages a query found: the page's sections, which message
+ * the search box shows is not in Pagefind's fragments but in a gzip file of our own beside the shard, with the
+ * texts of the pages before and after it (the record's meta `text` names the file and the page's place in it,
+ * `<shard>/text/<hash>.pf_text#<n>`), fetched for the pages a query found: the page's sections, which message
  * each is (its anchor, kind and time) and its text. Kept out of Pagefind, it halves Pagefind's time.
  */
 
@@ -43,14 +44,23 @@ export function pageText(sections: RecordSection[]): string {
   return JSON.stringify(sections.map((s) => [s.anchor, s.kind, s.timestamp, s.text]));
 }
 
-/** The sections of a page from its text file (after gunzip); none when it is not of that shape. */
-export function pageSections(json: string): RecordSection[] {
-  let parsed: unknown;
+/** A text file (before gzip): the texts (`pageText`) of several pages, the n-th page's at index n. */
+export function textBundle(pageTexts: string[]): string {
+  return `[${pageTexts.join(',')}]`;
+}
+
+/** The pages' texts of a text file (after gunzip), parsed; none when it is not JSON. */
+export function bundlePages(json: string): unknown[] {
   try {
-    parsed = JSON.parse(json);
+    const parsed: unknown = JSON.parse(json);
+    return Array.isArray(parsed) ? parsed : [];
   } catch {
     return [];
   }
+}
+
+/** The sections of a page, from its entry in a text file; none when it is not of that shape. */
+export function pageSections(parsed: unknown): RecordSection[] {
   if (!Array.isArray(parsed)) return [];
   return parsed
     .filter((entry): entry is string[] => Array.isArray(entry) && entry.every((v) => typeof v === 'string'))

@@ -5,7 +5,7 @@
 // own /pagefind/ on first use and needs WebAssembly ('wasm-unsafe-eval').
 import { SOURCE_LABELS } from '../../model/labels.ts';
 import { hasCjk, queryWords } from '../../search/cjk.ts';
-import { pageSections, type RecordSection } from '../../transcript/page-record.ts';
+import { bundlePages, pageSections, type RecordSection } from '../../transcript/page-record.ts';
 
 interface PagefindResultData {
   url: string;
@@ -168,27 +168,28 @@ function fillFilters(filters: Record<string, Record<string, number>>, selects: H
   }
 }
 
-/** The pages' texts fetched so far (by text file), kept while the page is open. */
-const pageTexts = new Map<string, Promise<RecordSection[]>>();
+/** The text files fetched so far (by file), kept while the page is open. */
+const textFiles = new Map<string, Promise<unknown[]>>();
 
-/** A found page's sections, from its gzip text file beside the shard (none when it cannot be read). */
-function pageTextOf(base: string, data: PagefindResultData): Promise<RecordSection[]> {
-  const file = data.meta.text ?? '';
-  let text = pageTexts.get(file);
-  if (!text) {
-    text = (async () => {
+/** A found page's sections, from the gzip text file beside the shard that holds them (none when it cannot be
+ * read). */
+async function pageTextOf(base: string, data: PagefindResultData): Promise<RecordSection[]> {
+  const [file = '', at = '0'] = (data.meta.text ?? '').split('#');
+  let pages = textFiles.get(file);
+  if (!pages) {
+    pages = (async () => {
       try {
         const response = await fetch(`${base}pagefind/${file}`);
         if (!response.ok || !response.body) return [];
         const plain = response.body.pipeThrough(new DecompressionStream('gzip'));
-        return pageSections(await new Response(plain).text());
+        return bundlePages(await new Response(plain).text());
       } catch {
         return [];
       }
     })();
-    pageTexts.set(file, text);
+    textFiles.set(file, pages);
   }
-  return text;
+  return pageSections((await pages)[Number(at)]);
 }
 
 interface Hit {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { ShareSettings } from '../../privacy/share-mode.ts';
 import { type RecordOptions, sessionRecords, type SiteSession } from './site-records.ts';
-import { TEXT_FILE_EXTENSION } from '../../transcript/page-record.ts';
+import { TEXT_FILE_EXTENSION, textBundle } from '../../transcript/page-record.ts';
 import { PageTextCache, type PageTextRow, readSessionTexts } from '../../transcript/page-texts.ts';
 
 /**
@@ -15,8 +15,14 @@ import { PageTextCache, type PageTextRow, readSessionTexts } from '../../transcr
  */
 export const SITE_SEARCH_LANGUAGE = 'en';
 
-/** In each shard: the text files of its pages (see site-record.ts). */
+/** In each shard: the text files of its pages (see page-record.ts). */
 const TEXT_DIR = 'text';
+/**
+ * Pages' texts go into one file until it holds this many characters (~30 kB gzipped): a file a page would put
+ * a history of thousands of sessions over the file limits of static hosts, and a search fetches a few such
+ * files at most (the pages of a shard are in the order of their sessions, so one session's pages share one).
+ */
+const TEXT_BUNDLE_CHARS = 100_000;
 
 /** Reads sessions' texts from the archive for the text cache (see page-texts.ts). */
 export interface ReadJob {
@@ -70,21 +76,35 @@ export async function writeShard(job: ShardJob): Promise<ShardWritten> {
     let pages = 0;
     let chars = 0;
     // Every record is handed to Pagefind without waiting for the one before: its indexer works while the
-    // next session's records are made.
+    // next bundle's records are made. A bundle's records wait for it to be full, as their meta names its file.
     const added: Promise<{ errors: string[] }>[] = [];
     const writes: Promise<void>[] = [];
+    let bundle: { record: ReturnType<typeof sessionRecords>[number]['record']; text: string }[] = [];
+    let bundleChars = 0;
+    const flush = () => {
+      if (bundle.length === 0) return;
+      const json = textBundle(bundle.map((entry) => entry.text));
+      const name = `${createHash('sha256').update(json).digest('hex').slice(0, 20)}${TEXT_FILE_EXTENSION}`;
+      // Node writes no time into the gzip header: the same texts make the same bytes.
+      writes.push(fs.writeFile(path.join(job.outputPath, TEXT_DIR, name), gzipSync(json)));
+      bundle.forEach(({ record }, at) => {
+        record.meta.text = `${job.shard}/${TEXT_DIR}/${name}#${at}`;
+        added.push(index.addCustomRecord(record));
+      });
+      bundle = [];
+      bundleChars = 0;
+    };
     for (const session of job.sessions) {
       const records = sessionRecords(cache.rows(session.key), session, options);
       for (const { record, text } of records) {
-        const name = `${createHash('sha256').update(record.url).digest('hex').slice(0, 20)}${TEXT_FILE_EXTENSION}`;
-        record.meta.text = `${job.shard}/${TEXT_DIR}/${name}`;
         chars += text.length;
-        // Node writes no time into the gzip header: the same text makes the same bytes.
-        writes.push(fs.writeFile(path.join(job.outputPath, TEXT_DIR, name), gzipSync(text)));
-        added.push(index.addCustomRecord(record));
+        bundle.push({ record, text });
+        bundleChars += text.length;
+        if (bundleChars >= TEXT_BUNDLE_CHARS) flush();
       }
       pages += records.length;
     }
+    flush();
     const failed = (await Promise.all(added)).flatMap((r) => r.errors);
     await Promise.all(writes);
     if (failed.length > 0) throw new Error(failed.join('; '));

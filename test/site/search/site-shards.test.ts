@@ -3,7 +3,7 @@ import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emptyShardState, planShards, type ShardState } from '../../../src/site/search/site-shards.ts';
-import { pageSections } from '../../../src/transcript/page-record.ts';
+import { bundlePages, pageSections } from '../../../src/transcript/page-record.ts';
 import { runCli } from '../../helpers/cli.ts';
 import { copyFixtureHome, SESSION, tempDir } from '../../helpers/paths.ts';
 import { appendPrompt } from '../../helpers/transcripts.ts';
@@ -124,13 +124,13 @@ describe('the site index in shards, over real builds', { timeout: 900_000 }, () 
     expect(second.code, second.stderr).toBe(0);
     const after = await searchFiles(out);
 
-    // The new prompt is in the text file of the session's first page, as its own section with its anchor.
+    // The new prompt is in the text file holding the session's first page, as its own section with its anchor.
     const holding = [...after].filter(
       ([file, state]) =>
         file.includes(`${path.sep}text${path.sep}`) && gunzipSync(state.bytes).includes('SHARD-MARKER'),
     );
     expect(holding).toHaveLength(1);
-    const sections = pageSections(gunzipSync(holding[0]![1].bytes).toString());
+    const sections = bundlePages(gunzipSync(holding[0]![1].bytes).toString()).flatMap(pageSections);
     const section = sections.find((s) => s.text.includes('SHARD-MARKER'))!;
     expect(section).toMatchObject({ kind: 'prompt', text: 'SHARD-MARKER 検索の確認' });
     expect(section.anchor).toMatch(/^m\d+$/);
