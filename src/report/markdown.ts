@@ -1,6 +1,7 @@
 import { PATTERN_LABELS, SOURCE_LABELS } from '../model/labels.ts';
 import { totalTokens } from '../stats/session-stats.ts';
 import { changeLabel, countLabel, formatNumber, minutesLabel } from '../util/format.ts';
+import { sessionSpan } from './time-span.ts';
 import type { DayReport, PeriodReport, ReportProject, ReportSession, ReportTotals } from './reports.ts';
 
 /**
@@ -54,8 +55,8 @@ function toolsText(tools: [string, number][], max = 6): string {
   return shown.join(', ');
 }
 
-function sessionLines(s: ReportSession, options: MarkdownOptions, long: boolean): string[] {
-  const when = `${long ? `${s.day.slice(5)} ` : ''}${s.start}${s.end && s.end !== s.start ? `–${s.end}` : ''}`;
+function sessionLines(s: ReportSession, options: MarkdownOptions, long: boolean, timeZone: string): string[] {
+  const when = sessionSpan(s, timeZone, long);
   const title = link(inline(s.title || '(untitled)', 120), s.path, options);
   const where = [SOURCE_LABELS[s.source] ?? s.source, s.gitBranch ? `branch ${code(s.gitBranch)}` : undefined]
     .filter(Boolean)
@@ -90,14 +91,14 @@ function sessionLines(s: ReportSession, options: MarkdownOptions, long: boolean)
   return out;
 }
 
-function projectLines(p: ReportProject, options: MarkdownOptions, long: boolean): string[] {
+function projectLines(p: ReportProject, options: MarkdownOptions, long: boolean, timeZone: string): string[] {
   const name = inline(p.name, 80);
   const out = [`### ${p.hasPage ? link(name, `/projects/${p.slug}/`, options) : name}`, ''];
   const t = p.totals;
   const facts = [countLabel(t.sessions, 'session'), countLabel(t.prompts, 'prompt')];
   if (t.activeMinutes > 0) facts.push(`about ${minutesLabel(t.activeMinutes)} active`);
   out.push([...(p.cwd ? [code(p.cwd)] : []), ...facts].join(' · '), '');
-  for (const s of p.sessions) out.push(...sessionLines(s, options, long));
+  for (const s of p.sessions) out.push(...sessionLines(s, options, long, timeZone));
   if (p.historyOnlyPrompts.length > 0) {
     out.push(`- Prompts whose transcripts are gone (${n(p.historyOnlyPrompts.length)}):`);
     for (const q of p.historyOnlyPrompts.slice(0, long ? PROMPTS_PER_SESSION_LONG : undefined)) {
@@ -122,7 +123,7 @@ export function dayMarkdown(report: DayReport, options: MarkdownOptions = {}): s
   out.push(...insightItems(report), '');
   if (report.projects.length > 0) {
     out.push('## Projects', '');
-    for (const project of report.projects) out.push(...projectLines(project, options, false));
+    for (const project of report.projects) out.push(...projectLines(project, options, false, report.timeZone));
   } else {
     out.push('No sessions or prompts on this day.', '');
   }
@@ -182,7 +183,7 @@ export function periodMarkdown(report: PeriodReport, options: MarkdownOptions = 
   out.push('');
   if (report.projects.length > 0) {
     out.push('## Projects', '');
-    for (const project of report.projects) out.push(...projectLines(project, options, true));
+    for (const project of report.projects) out.push(...projectLines(project, options, true, report.timeZone));
   }
   if (report.toolUses.length > 0) {
     out.push('## Tool uses', '', report.toolUses.map(([name, count]) => `${name} ${n(count)}`).join(' · '), '');

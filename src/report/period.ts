@@ -37,11 +37,23 @@ export function resolveDay(word: string, now: Date, timeZone: string): string {
   return word;
 }
 
-function monthRange(month: string): { first: string; last: string } {
+/** The first and last day of a month (`YYYY-MM`). */
+export function monthRange(month: string): { first: string; last: string } {
   const [y, m] = month.split('-').map(Number) as [number, number];
   const first = `${month}-01`;
   const next = m === 12 ? `${y + 1}-01-01` : `${y}-${String(m + 1).padStart(2, '0')}-01`;
   return { first, last: shiftDay(next, -1) };
+}
+
+/** The month before a month (`YYYY-MM`). */
+export function previousMonth(month: string): string {
+  return shiftDay(`${month}-01`, -1).slice(0, 7);
+}
+
+/** A month as people say it: `2026-02` → "February 2026". */
+export function monthName(month: string): string {
+  const [y, m] = month.split('-').map(Number) as [number, number];
+  return new Date(Date.UTC(y, m - 1, 15)).toLocaleString('en-US', { month: 'long', year: 'numeric', timeZone: 'UTC' });
 }
 
 /**
@@ -59,9 +71,7 @@ export function resolvePeriod(words: PeriodWords, now: Date, timeZone: string, w
   }
   if (words.month) {
     const current = today.slice(0, 7);
-    const lastMonth = monthRange(current).first;
-    const month =
-      words.month === 'this' ? current : words.month === 'last' ? shiftDay(lastMonth, -1).slice(0, 7) : words.month;
+    const month = words.month === 'this' ? current : words.month === 'last' ? previousMonth(current) : words.month;
     return { kind: 'range', ...monthRange(month), month };
   }
   const first = resolveDay(words.since ?? 'today', now, timeZone);

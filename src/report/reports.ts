@@ -7,6 +7,7 @@ import type { ConversationPattern, SessionSummary } from '../model/session.ts';
 import { dayOf, previousWeek, timeOf, weekDays, weekdayName, type WeekStart, slotDay } from '../stats/calendar.ts';
 import type { DayIndex } from '../stats/indexes.ts';
 import { addTokens, emptyTokens } from '../stats/session-stats.ts';
+import { monthName, monthRange, previousMonth } from './period.ts';
 
 /** Day, week and range reports: one model each, rendered as pages, as Markdown and as JSON. */
 
@@ -37,9 +38,12 @@ export interface ReportSession {
   /** First and last day the session was active in the period. */
   day: string;
   lastDay: string;
-  /** `HH:mm` of its first and last activity in the period. */
+  /** `HH:mm` of its first and last activity in the period (what it is sorted by). */
   start: string;
   end: string;
+  /** When the whole session started and ended (ISO): what is shown, see `sessionSpan`. */
+  startedAt: string;
+  endedAt: string;
   activeMinutes: number;
   prompts: number;
   promptLines: ReportPrompt[];
@@ -112,8 +116,8 @@ export interface PeriodReport {
   /** Most active first: the top projects. */
   projects: ReportProject[];
   totals: ReportTotals;
-  /** The period of the same length just before. */
-  previous: { label: string; week?: string; totals: ReportTotals };
+  /** The period just before: the week before, the month before, or as many days before a range. */
+  previous: { label: string; week?: string; firstDay: string; lastDay: string; totals: ReportTotals };
   toolUses: [string, number][];
   filesEdited: number;
   /** Cost and outcomes, one line each (src/insights/). */
@@ -218,6 +222,8 @@ export function sessionInPeriod(
     lastDay: sortedDays[sortedDays.length - 1]!,
     start: startIso ? timeOf(startIso, timeZone) : '',
     end: endIso ? timeOf(endIso, timeZone) : '',
+    startedAt: summary.startedAt,
+    endedAt: summary.endedAt,
     activeMinutes: slots * 15,
     prompts,
     promptLines,
@@ -399,6 +405,8 @@ function periodReport(
     previous: {
       label: previous.label,
       ...(previous.week ? { week: previous.week } : {}),
+      firstDay: previous.days[0]!,
+      lastDay: previous.days[previous.days.length - 1]!,
       totals: rangeTotals(days, previous.days),
     },
     toolUses: sortCounts(tools),
@@ -425,7 +433,8 @@ export function weekReport(
   );
 }
 
-/** A month (`month` given) or any range of days. */
+/** A month (`month` given: compared with the month before, whatever its length) or any range of days
+ * (compared with as many days just before). */
 export function rangeReport(
   days: Map<string, DayIndex>,
   first: string,
@@ -435,19 +444,29 @@ export function rangeReport(
   month?: string,
 ): PeriodReport {
   const list = daysBetween(first, last);
-  const length = list.length;
+  if (month) {
+    const before = previousMonth(month);
+    const range = monthRange(before);
+    return periodReport(
+      days,
+      list,
+      timeZone,
+      weekStart,
+      { kind: 'month', month, title: `${monthName(month)} (${first} – ${last})` },
+      { label: monthName(before), days: daysBetween(range.first, range.last) },
+    );
+  }
+  const dayMs = 86_400_000;
   const before = daysBetween(
-    new Date(Date.parse(`${first}T12:00:00Z`) - length * 86_400_000).toISOString().slice(0, 10),
-    new Date(Date.parse(`${first}T12:00:00Z`) - 86_400_000).toISOString().slice(0, 10),
+    new Date(Date.parse(`${first}T12:00:00Z`) - list.length * dayMs).toISOString().slice(0, 10),
+    new Date(Date.parse(`${first}T12:00:00Z`) - dayMs).toISOString().slice(0, 10),
   );
   return periodReport(
     days,
     list,
     timeZone,
     weekStart,
-    month
-      ? { kind: 'month', month, title: `${month} (${first} – ${last})` }
-      : { kind: 'range', title: `${first} – ${last}` },
+    { kind: 'range', title: `${first} – ${last}` },
     { label: `${before[0]} – ${before[before.length - 1]}`, days: before },
   );
 }

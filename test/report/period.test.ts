@@ -69,7 +69,7 @@ describe('report over a range or a month', () => {
   it('reports a month', async () => {
     const run = await report('--month', '2026-03');
     expect(run.code).toBe(0);
-    expect(run.stdout.split('\n')[0]).toBe('# 2026-03 (2026-03-01 – 2026-03-31)');
+    expect(run.stdout.split('\n')[0]).toBe('# March 2026 (2026-03-01 – 2026-03-31)');
     expect(run.stdout).toContain('## Top projects');
   });
 

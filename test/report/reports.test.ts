@@ -22,7 +22,7 @@ describe('day report (日報)', () => {
     const webapp = md.split('### webapp\n\n')[1]!.split('\n### ')[0]!;
     expect(webapp).toContain(
       '- **08:50–09:20** Add rate limiting to login endpoint (30 min active, Claude Code, branch `feat/rate-limit`)\n' +
-        '  - 3 prompts · 8 entries · 5 tool uses (Edit 2, Bash 1, Task 1, Write 1) · 9,895 tokens · incomplete\n' +
+        '  - 3 prompts · 8 entries · 5 tool uses (Edit 2, Bash 1, Task 1, Write 1) · 9,895 tokens · no final answer\n' +
         '  - Asked:\n' +
         '    - 08:50 Add rate limiting to the /login endpoint: at most 5 attempts per minute per IP.\n' +
         '    - 08:54 Use a sliding window instead of a fixed window.\n' +

@@ -161,13 +161,14 @@ describe('build over the fixture home', () => {
     expect(csp).not.toContain('unsafe-inline');
   });
 
-  it('shows compaction as a divider, an unanswered call, and an incomplete pattern', async () => {
+  it('shows compaction as a divider, an unanswered call, and a session with no final answer', async () => {
     const doc = await page(`sessions/claude-code/${SESSION.B}`);
     expect(texts(doc, '.divider span')).toEqual(['Conversation compacted']);
     expect(texts(doc, '.divider small')).toEqual(['auto, 150,000 tokens before']);
     const statuses = texts(doc, '.thread > .item > details.tool > summary .status');
     expect(statuses[statuses.length - 1]).toBe('unanswered');
-    expect(texts(doc, '.totals .pattern')).toEqual(['incomplete']);
+    expect(texts(doc, '.totals .pattern')).toEqual(['no final answer']);
+    expect(doc.querySelector('.totals .pattern')!.getAttribute('title')).toMatch(/^the session ended on a tool call/);
     expect(texts(doc, '.thread > .item > details.tool .subagent-head')).toEqual(['Subagent']);
   });
 
@@ -234,9 +235,17 @@ describe('reports and statistics in the built site', () => {
     // Claude: simple C, E; single D; multi A, F; incomplete B. Codex: simple K6; single K3, K5, T1; multi K1;
     // incomplete K2, L1. Amazon Q: simple B; multi A, D; incomplete C.
     expect(patterns.querySelector('[role="img"]')!.getAttribute('aria-label')).toBe(
-      'All sources: simple 4 (24%), single tool 4 (24%), multi tool 5 (29%), incomplete 4 (24%)',
+      'All sources: simple 4 (24%), single tool 4 (24%), multi tool 5 (29%), no final answer 4 (24%)',
     );
-    expect(texts(patterns, 'table tbody th')).toEqual(['simple', 'single tool', 'multi tool', 'incomplete']);
+    expect(texts(patterns, 'table tbody th')).toEqual(['simple', 'single tool', 'multi tool', 'no final answer']);
+    // Each pattern says what it means: a legend line, and the bar's label on hover.
+    expect(texts(doc, '.pattern-legend li')).toEqual([
+      'simple: answered without calling any tool',
+      'single tool: one round of tool calls, then a final answer',
+      'multi tool: two or more rounds of tool calls, then a final answer',
+      'no final answer: the session ended on a tool call, mid-work or with no reply to the last prompt',
+    ]);
+    expect(patterns.querySelectorAll('.bar-label')[3]!.getAttribute('title')).toMatch(/ended on a tool call/);
     // Scripts are our own files only (keyboard, copy buttons, search); nothing inline, nothing from a transcript.
     for (const script of doc.querySelectorAll('script')) {
       expect(script.getAttribute('src')).toMatch(/^\/(_astro\/)?[\w.-]+\.js$/);
