@@ -157,6 +157,17 @@ describe('cursor source', () => {
     });
   });
 
+  it('a transcript checked out or restored months later does not end on that day', async () => {
+    const { home, dotCursor, db } = await demoHome();
+    const later = new Date('2026-11-25T08:00:00Z');
+    const folder = path.join(dotCursor, 'projects', 'home-alice-work-webapp', 'agent-transcripts', A);
+    for (const entry of await fs.readdir(folder, { recursive: true, withFileTypes: true }))
+      if (entry.isFile()) await fs.utimes(path.join(entry.parentPath, entry.name), later, later);
+    const { byId } = await run(home, [dotCursor, db]);
+    // Its one dated message is the prompt at 09:00: the mtime, 260 days later, is not taken as its end.
+    expect(byId.get(A)).toMatchObject({ startedAt: '2026-03-10T09:00:00.000Z', endedAt: '2026-03-10T09:00:00.000Z' });
+  });
+
   it('a second collect yields every session unchanged; a grown transcript is read again', async () => {
     const { home, dotCursor, db } = await demoHome();
     const first = await run(home, [dotCursor, db]);

@@ -1,5 +1,8 @@
 import type { MessageDraft, NormalizedMessage } from '../../model/message.ts';
 
+/** How long after its last dated message a transcript's mtime is still taken as its end. */
+export const LAST_MESSAGE_AFTER_MS = 12 * 3600_000;
+
 /** One message before it has its id and time: what a record of either format becomes. */
 export type Draft = MessageDraft;
 
@@ -64,10 +67,13 @@ export class ThreadBuilder {
     this.link();
     const n = this.messages.length;
     // Undated records: the time of the next dated one, else the previous, else the fallbacks (the last message
-    // gets the end fallback: for a transcript, its file's mtime is when it was last written).
+    // gets the end fallback: for a transcript, its file's mtime is when it was last written; but not when that
+    // is more than half a day after the last dated message, as a file copied, restored or checked out has the
+    // mtime of that day: such a session would seem to last for months).
     const latest = this.messages.reduce((t, m) => (m.timestamp > t ? m.timestamp : t), '');
     const last = this.messages[n - 1];
-    if (n > 1 && last && !last.timestamp && fallbackEnd >= latest) {
+    const plausibleEnd = !latest || Date.parse(fallbackEnd) - Date.parse(latest) <= LAST_MESSAGE_AFTER_MS;
+    if (n > 1 && last && !last.timestamp && fallbackEnd >= latest && plausibleEnd) {
       last.timestamp = fallbackEnd;
       last.timestamp_estimated = true;
     }

@@ -5,7 +5,7 @@ import type { Session, SubagentThread } from '../../model/session.ts';
 import { readJsonl } from '../../util/jsonl.ts';
 import { openRegular } from '../../util/fs.ts';
 import type { WarningSink } from '../../util/warnings.ts';
-import { ThreadBuilder } from './builder.ts';
+import { LAST_MESSAGE_AFTER_MS, ThreadBuilder } from './builder.ts';
 import { addBubble, orderedBubbles, type Composer } from './bubbles.ts';
 import type { CursorDb } from './db-reader.ts';
 import { cwdFromSlug } from './slug.ts';
@@ -103,12 +103,17 @@ export async function buildSession(
   if (!thread) thread = new ThreadBuilder();
   const messages = thread.finish(fallbackStart, fallbackEnd);
 
+  // An undated subagent transcript is dated by its file, unless that is long after the conversation's last
+  // message (a copied or restored file: see ThreadBuilder.finish).
+  const mainEnd = messages.reduce((t, m) => (m.timestamp > t ? m.timestamp : t), '');
+  const plausible = (iso: string) =>
+    mainEnd && Date.parse(iso) - Date.parse(mainEnd) > LAST_MESSAGE_AFTER_MS ? mainEnd : iso;
   const subagents: SubagentThread[] = [];
   for (const file of group?.subagents ?? []) {
     const agentId = path.basename(file, '.jsonl');
     const sub = await readTranscript(file, warn, `${agentId}:`);
     const t = await fileTimes(file);
-    subagents.push({ agentId, file, messages: sub.finish(t.start, t.end) });
+    subagents.push({ agentId, file, messages: sub.finish(plausible(t.start), plausible(t.end)) });
     files.push(file);
   }
   if (messages.length === 0 && subagents.every((s) => s.messages.length === 0)) return undefined;
