@@ -38,7 +38,8 @@ export function sessionAbout(summary: SessionSummary): string {
  * reads the body anyway: the build's Markdown pass (render/prerender.ts) or readSessionTexts.
  */
 export class SessionTextCollector {
-  private readonly main: PageTextRow[] = [];
+  private main: PageTextRow[] = [];
+  private mainChars = 0;
   private readonly fromSubagents: (PageTextRow & { thread: string })[] = [];
   private readonly callIndex = new Map<string, number>();
   private index = 0;
@@ -54,31 +55,52 @@ export class SessionTextCollector {
       if (kind !== 'prompt' && kind !== 'answer') continue;
       // An archive written before messages were checked may hold a time that is not text.
       const row = { ts: typeof message.timestamp === 'string' ? message.timestamp : '', kind, index: at, text };
-      if (main) this.main.push(row);
-      else this.fromSubagents.push({ ...row, thread });
+      if (main) {
+        this.main.push(row);
+        this.mainChars += text.length;
+      } else this.fromSubagents.push({ ...row, thread });
     }
   }
 
-  /** The rows, given the session's subagents (from its body header). */
-  rows(subagents: readonly SubagentThread[]): PageTextRow[] {
+  /**
+   * The main thread's rows gathered since the last take, once they hold at least `minChars` characters: a
+   * huge session's texts leave in parts as its body is read, rather than all at once at its end. In order:
+   * a row's message index never goes down.
+   */
+  takeMain(minChars: number): PageTextRow[] | undefined {
+    if (this.main.length === 0 || this.mainChars < minChars) return undefined;
+    const rows = this.main;
+    this.main = [];
+    this.mainChars = 0;
+    return rows;
+  }
+
+  /** The subagents' rows, each at the index of the call that started its subagent (from the body header). */
+  subagentRows(subagents: readonly SubagentThread[]): PageTextRow[] {
     const parentIndex = new Map<string, number | undefined>();
     for (const agent of subagents)
       parentIndex.set(
         agent.agentId,
         agent.parentCallId === undefined ? undefined : this.callIndex.get(agent.parentCallId),
       );
-    return [
-      ...this.main,
-      ...this.fromSubagents.map(({ thread, ...row }) => ({ ...row, index: parentIndex.get(thread) ?? null })),
-    ];
+    return this.fromSubagents.map(({ thread, ...row }) => ({ ...row, index: parentIndex.get(thread) ?? null }));
   }
 }
 
+/** A session's texts: the main thread's rows in order, and its subagents' (anchored to earlier messages). */
+export interface SessionTexts {
+  main: PageTextRow[];
+  subagents: PageTextRow[];
+}
+
 /** A session's prompts and answers read from the archive (streamed: a session of any size). */
-export async function readSessionTexts(dataDir: string, body: string): Promise<PageTextRow[]> {
+export async function readSessionTexts(dataDir: string, body: string): Promise<SessionTexts> {
   const collector = new SessionTextCollector();
   for await (const { thread, message } of bodyMessagesButToolResults(dataDir, body)) collector.add(thread, message);
-  return collector.rows(await bodySubagents(dataDir, body));
+  return {
+    main: collector.takeMain(0) ?? [],
+    subagents: collector.subagentRows(await bodySubagents(dataDir, body)),
+  };
 }
 
 /** The subagents a body header lists. */
@@ -92,10 +114,14 @@ export { bodyStamp } from '../archive/stamps.ts';
 /**
  * The texts the site index was last made from, per session and body stamp, in
  * `<data>/cache/site-search/texts.sqlite` (derived data): a build reads from the archive only the sessions
- * that changed, and a shard written again takes its other sessions from here.
+ * that changed, and a shard written again takes its other sessions from here. A session's texts are rows in
+ * parts (`SUBAGENT_PART` for its subagents', then 0, 1, … for its main thread's in order), written as its body
+ * is read; its stamp is set when the last part is in, so a session left half written is read again.
  */
 /** Bump when what a row holds changes: an older cache is emptied and read again. */
-const TEXT_CACHE_VERSION = 2;
+const TEXT_CACHE_VERSION = 3;
+/** The part holding a session's subagents' rows: read before the main thread's (see sessionRecords). */
+const SUBAGENT_PART = -1;
 
 export class PageTextCache {
   private readonly db: Database.Database;
@@ -115,31 +141,63 @@ export class PageTextCache {
       this.db.pragma(`user_version = ${TEXT_CACHE_VERSION}`);
     }
     this.db.exec(
-      'CREATE TABLE IF NOT EXISTS texts (key TEXT PRIMARY KEY, stamp TEXT NOT NULL, chars INTEGER NOT NULL, rows TEXT NOT NULL)',
+      'CREATE TABLE IF NOT EXISTS texts (key TEXT NOT NULL, part INTEGER NOT NULL, stamp TEXT NOT NULL, ' +
+        'chars INTEGER NOT NULL, rows TEXT NOT NULL, PRIMARY KEY (key, part))',
     );
   }
 
-  /** Each cached session's body stamp and the characters of its texts. */
+  /** Each cached session's body stamp (empty while it is being written) and the characters of its texts. */
   stamps(): Map<string, { stamp: string; chars: number }> {
-    const rows = this.db.prepare('SELECT key, stamp, chars FROM texts').all() as {
-      key: string;
-      stamp: string;
-      chars: number;
-    }[];
+    const rows = this.db
+      .prepare('SELECT key, MIN(stamp) AS stamp, SUM(chars) AS chars FROM texts GROUP BY key')
+      .all() as { key: string; stamp: string; chars: number }[];
     return new Map(rows.map((r) => [r.key, { stamp: r.stamp, chars: r.chars }]));
   }
 
-  put(key: string, stamp: string, rows: PageTextRow[]): number {
-    const chars = rows.reduce((n, r) => n + r.text.length, 0);
-    this.db
-      .prepare('INSERT OR REPLACE INTO texts (key, stamp, chars, rows) VALUES (?, ?, ?, ?)')
-      .run(key, stamp, chars, JSON.stringify(rows));
-    return chars;
+  /** A session's texts whole (a session read in one go). */
+  put(key: string, stamp: string, texts: SessionTexts): void {
+    this.putPart(key, 0, texts.main);
+    this.putSubagents(key, texts.subagents);
+    this.finish(key, stamp);
   }
 
-  rows(key: string): PageTextRow[] {
-    const row = this.db.prepare('SELECT rows FROM texts WHERE key = ?').get(key) as { rows: string } | undefined;
+  /** Part `part` of a session's main-thread rows; part 0 forgets what the cache held of the session. */
+  putPart(key: string, part: number, rows: PageTextRow[]): void {
+    if (part === 0) this.db.prepare('DELETE FROM texts WHERE key = ?').run(key);
+    this.insert(key, part, rows);
+  }
+
+  putSubagents(key: string, rows: PageTextRow[]): void {
+    if (rows.length > 0) this.insert(key, SUBAGENT_PART, rows);
+  }
+
+  /** The session's parts are all in: they are its texts for this body stamp. */
+  finish(key: string, stamp: string): void {
+    this.db.prepare('UPDATE texts SET stamp = ? WHERE key = ?').run(stamp, key);
+  }
+
+  private insert(key: string, part: number, rows: PageTextRow[]): void {
+    const chars = rows.reduce((n, r) => n + r.text.length, 0);
+    this.db
+      .prepare("INSERT OR REPLACE INTO texts (key, part, stamp, chars, rows) VALUES (?, ?, '', ?, ?)")
+      .run(key, part, chars, JSON.stringify(rows));
+  }
+
+  /** A session's subagents' rows (see SessionTextCollector.subagentRows). */
+  subagentRows(key: string): PageTextRow[] {
+    const row = this.db.prepare('SELECT rows FROM texts WHERE key = ? AND part = ?').get(key, SUBAGENT_PART) as
+      { rows: string } | undefined;
     return row ? (JSON.parse(row.rows) as PageTextRow[]) : [];
+  }
+
+  /** A session's main-thread rows, a part at a time, in order. */
+  *mainRows(key: string): Generator<PageTextRow[]> {
+    const parts = this.db
+      .prepare('SELECT part FROM texts WHERE key = ? AND part >= 0 ORDER BY part')
+      .pluck()
+      .all(key) as number[];
+    const read = this.db.prepare('SELECT rows FROM texts WHERE key = ? AND part = ?').pluck();
+    for (const part of parts) yield JSON.parse(read.get(key, part) as string) as PageTextRow[];
   }
 
   /** Forgets the sessions no longer in the archive. */

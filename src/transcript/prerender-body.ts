@@ -14,9 +14,21 @@ export interface PrerenderTask {
 
 export type PrerenderMessage =
   | { type: 'rendered'; entries: [key: string, html: string][] }
-  | { type: 'done'; body: string; stamp: string; segments: number; texts: PageTextRow[] };
+  /** Part `part` of the session's main-thread search texts (see SessionTextCollector.takeMain). */
+  | { type: 'texts'; body: string; part: number; rows: PageTextRow[] }
+  /** The last: the rest of the main thread's texts (part `part`) and the subagents'. */
+  | {
+      type: 'done';
+      body: string;
+      stamp: string;
+      segments: number;
+      part: number;
+      texts: PageTextRow[];
+      subagentTexts: PageTextRow[];
+    };
 
-/** Rendered HTML goes back in batches of about this many characters, so a huge session stays small here. */
+/** Rendered HTML and search texts go back in batches of about this many characters, so a huge session stays
+ * small on both sides. */
 const BATCH_CHARS = 4 << 20;
 
 /** Sanitizes the Markdown of one session body that needs it and is not cached, and gathers its search texts. */
@@ -43,8 +55,11 @@ export async function prerenderBody(
   // The site search's texts are gathered on the same pass: reading a body is most of the cost of either.
   const texts = new SessionTextCollector();
   // Tool results are not read: they hold no Markdown and no prompt or answer.
+  let part = 0;
   for await (const { thread, message } of bodyMessagesButToolResults(dataDir, task.body)) {
     texts.add(thread, message);
+    const rows = texts.takeMain(BATCH_CHARS);
+    if (rows) send({ type: 'texts', body: task.body, part: part++, rows });
     if (!message) continue;
     for (const segment of messageMarkdown(message)) {
       segments += 1;
@@ -52,6 +67,7 @@ export async function prerenderBody(
     }
   }
   if (batch.length > 0) send({ type: 'rendered', entries: batch });
-  const rows = texts.rows(await bodySubagents(dataDir, task.body));
-  send({ type: 'done', body: task.body, stamp: task.stamp, segments, texts: rows });
+  const subagentTexts = texts.subagentRows(await bodySubagents(dataDir, task.body));
+  const rest = texts.takeMain(0) ?? [];
+  send({ type: 'done', body: task.body, stamp: task.stamp, segments, part, texts: rest, subagentTexts });
 }

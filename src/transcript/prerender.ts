@@ -58,11 +58,18 @@ export async function prerender(dataDir: string, threads = os.availableParalleli
       if (message.type === 'rendered') {
         cache.putMany(message.entries);
         report.sanitized += message.entries.length;
+      } else if (message.type === 'texts') {
+        const key = keyOfBody.get(message.body);
+        if (key) texts.putPart(key, message.part, message.rows);
       } else {
         cache.markRendered(message.body, message.stamp);
         const key = keyOfBody.get(message.body);
         const textStamp = bodyStamp(dataDir, message.body);
-        if (key && textStamp) texts.put(key, textStamp, message.texts);
+        if (key) {
+          texts.putPart(key, message.part, message.texts);
+          texts.putSubagents(key, message.subagentTexts);
+          if (textStamp) texts.finish(key, textStamp);
+        }
         report.segments += message.segments;
       }
     };

@@ -114,7 +114,7 @@ export async function writeSiteSearch(options: SiteSearchOptions): Promise<SiteS
         );
         if (!result.ok) throw new Error(`the site search could not read the archive: ${result.error}`);
         if (result.type !== 'read') return;
-        for (const { key, rows } of result.texts) cache.put(key, byKey.get(key)!.bodyStamp, rows);
+        for (const { key, texts } of result.texts) cache.put(key, byKey.get(key)!.bodyStamp, texts);
       }),
     );
     cache.keepOnly(new Set(summaries.map((s) => s.id)));

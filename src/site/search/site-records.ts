@@ -107,35 +107,51 @@ export function siteSessions(
 /**
  * One record per page of a session: the page's prompts and answers in order (and, on its first page, the
  * session's title, project and directory), linked to the page; the search box links a hit to its message.
- * The record's meta `text` (where its text file is) is set by the writer, which knows the shard.
+ * The record's meta `text` (where its text file is) is set by the writer, which knows the shard. Made a page at
+ * a time from the main thread's rows in parts (in order) and the subagents' rows (each page's after its own),
+ * so a huge session's texts are never all in memory.
  */
-export function sessionRecords(rows: PageTextRow[], session: SiteSession, options: RecordOptions): PageRecord[] {
+export function* sessionRecords(
+  mainParts: Iterable<PageTextRow[]>,
+  subagentRows: PageTextRow[],
+  session: SiteSession,
+  options: RecordOptions,
+): Generator<PageRecord> {
   const clean = options.clean ?? ((text: string) => text);
   const title = clean(session.title);
   const project = projectName(clean(session.cwd));
   const month = monthIn(options.timeZone);
-  const byPage = new Map<number, RecordSection[]>();
-  const own: PageTextRow = { ts: session.startedAt, kind: 'session', index: null, text: session.about };
-  for (const row of [own, ...rows]) {
-    const page = options.single ? 1 : pageOfMessage(session.pageStarts, row.index ?? 0);
-    let sections = byPage.get(page);
-    if (!sections) byPage.set(page, (sections = []));
+  const pageOf = (row: PageTextRow) => (options.single ? 1 : pageOfMessage(session.pageStarts, row.index ?? 0));
+  const sectionOf = (row: PageTextRow): RecordSection => {
     const text = row.text.slice(0, MAX_SECTION_CHARS);
-    const section: RecordSection = {
+    return {
       anchor: row.index === null ? '' : messageAnchor(row.index),
       kind: row.kind,
       timestamp: row.ts || session.startedAt,
       // An answer is Markdown: what is found and shown is the text its page shows, without the marks.
       text: clean(row.kind === 'answer' ? markdownAsPlainText(text) : text),
     };
-    // The session's own section (title, project) goes first, whatever its time.
-    if (row.kind === 'session') sections.unshift(section);
-    else sections.push(section);
+  };
+  const fromSubagents = new Map<number, PageTextRow[]>();
+  for (const row of subagentRows) {
+    const list = fromSubagents.get(pageOf(row)) ?? [];
+    list.push(row);
+    fromSubagents.set(pageOf(row), list);
   }
-  const records: PageRecord[] = [];
-  for (const page of session.pages) {
-    const sections = byPage.get(page);
-    if (!sections || sections.length === 0) continue;
+  // The session's own section (title, project) goes first on its page, whatever its time.
+  const own: PageTextRow = { ts: session.startedAt, kind: 'session', index: null, text: session.about };
+  const pending = new Map<number, RecordSection[]>([[pageOf(own), [sectionOf(own)]]]);
+  let next = 0;
+  const recordsBefore = function* (page: number): Generator<PageRecord> {
+    for (; next < session.pages.length && session.pages[next]! < page; next++) {
+      const at = session.pages[next]!;
+      const sections = pending.get(at) ?? [];
+      pending.delete(at);
+      for (const row of fromSubagents.get(at) ?? []) sections.push(sectionOf(row));
+      if (sections.length > 0) yield pageRecord(at, sections);
+    }
+  };
+  const pageRecord = (page: number, sections: RecordSection[]): PageRecord => {
     const bigrams = new Set<string>();
     for (const section of sections)
       if (hasCjk(section.text)) for (const gram of cjkBigrams(section.text)) bigrams.add(gram);
@@ -144,7 +160,7 @@ export function sessionRecords(rows: PageTextRow[], session: SiteSession, option
       const name = month(section.timestamp);
       if (name) months.add(name);
     }
-    records.push({
+    return {
       text: pageText(sections),
       record: {
         url: sessionRoute(session.source, session.sessionId, page),
@@ -159,9 +175,18 @@ export function sessionRecords(rows: PageTextRow[], session: SiteSession, option
         },
         filters: { source: [session.source], project: [project], month: [...months] },
       },
-    });
+    };
+  };
+  for (const rows of mainParts) {
+    for (const row of rows) {
+      const page = pageOf(row);
+      yield* recordsBefore(page);
+      const sections = pending.get(page) ?? [];
+      sections.push(sectionOf(row));
+      pending.set(page, sections);
+    }
   }
-  return records;
+  yield* recordsBefore(Infinity);
 }
 
 /** The month (`yyyy-MM`) of a time in a zone, worked out once a minute of time: zoned formatting is slow, and

@@ -3,9 +3,9 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { ShareSettings } from '../../privacy/share-mode.ts';
-import { type RecordOptions, sessionRecords, type SiteSession } from './site-records.ts';
+import { type PageRecord, type RecordOptions, sessionRecords, type SiteSession } from './site-records.ts';
 import { TEXT_FILE_EXTENSION, textBundle } from '../../transcript/page-record.ts';
-import { PageTextCache, type PageTextRow, readSessionTexts } from '../../transcript/page-texts.ts';
+import { PageTextCache, readSessionTexts, type SessionTexts } from '../../transcript/page-texts.ts';
 
 /**
  * One language for every record. Pagefind keeps an index per language and a page loads the one of its own
@@ -23,6 +23,8 @@ const TEXT_DIR = 'text';
  * files at most (the pages of a shard are in the order of their sessions, so one session's pages share one).
  */
 const TEXT_BUNDLE_CHARS = 100_000;
+/** Records handed to Pagefind and not yet taken in, at most (about this many pages' texts in memory). */
+const IN_FLIGHT_RECORDS = 256;
 
 /** Reads sessions' texts from the archive for the text cache (see page-texts.ts). */
 export interface ReadJob {
@@ -30,11 +32,11 @@ export interface ReadJob {
   sessions: { key: string; body: string }[];
 }
 
-export type ReadResult = { key: string; rows: PageTextRow[] }[];
+export type ReadResult = { key: string; texts: SessionTexts }[];
 
 export async function readTexts(job: ReadJob): Promise<ReadResult> {
   const result: ReadResult = [];
-  for (const { key, body } of job.sessions) result.push({ key, rows: await readSessionTexts(job.dataDir, body) });
+  for (const { key, body } of job.sessions) result.push({ key, texts: await readSessionTexts(job.dataDir, body) });
   return result;
 }
 
@@ -75,13 +77,15 @@ export async function writeShard(job: ShardJob): Promise<ShardWritten> {
     await fs.mkdir(path.join(job.outputPath, TEXT_DIR), { recursive: true });
     let pages = 0;
     let chars = 0;
-    // Every record is handed to Pagefind without waiting for the one before: its indexer works while the
-    // next bundle's records are made. A bundle's records wait for it to be full, as their meta names its file.
-    const added: Promise<{ errors: string[] }>[] = [];
+    // Records are handed to Pagefind without waiting for the one before (its indexer works while the next
+    // bundle's records are made), up to IN_FLIGHT_RECORDS at a time: a huge session's would otherwise queue
+    // in this thread. A bundle's records wait for it to be full, as their meta names its file.
+    let added: Promise<{ errors: string[] }>[] = [];
+    const failed: string[] = [];
     const writes: Promise<void>[] = [];
-    let bundle: { record: ReturnType<typeof sessionRecords>[number]['record']; text: string }[] = [];
+    let bundle: PageRecord[] = [];
     let bundleChars = 0;
-    const flush = () => {
+    const flush = async () => {
       if (bundle.length === 0) return;
       const json = textBundle(bundle.map((entry) => entry.text));
       const name = `${createHash('sha256').update(json).digest('hex').slice(0, 20)}${TEXT_FILE_EXTENSION}`;
@@ -93,19 +97,27 @@ export async function writeShard(job: ShardJob): Promise<ShardWritten> {
       });
       bundle = [];
       bundleChars = 0;
+      if (added.length >= IN_FLIGHT_RECORDS) {
+        failed.push(...(await Promise.all(added)).flatMap((r) => r.errors));
+        added = [];
+      }
     };
     for (const session of job.sessions) {
-      const records = sessionRecords(cache.rows(session.key), session, options);
-      for (const { record, text } of records) {
-        chars += text.length;
-        bundle.push({ record, text });
-        bundleChars += text.length;
-        if (bundleChars >= TEXT_BUNDLE_CHARS) flush();
+      for (const page of sessionRecords(
+        cache.mainRows(session.key),
+        cache.subagentRows(session.key),
+        session,
+        options,
+      )) {
+        chars += page.text.length;
+        pages += 1;
+        bundle.push(page);
+        bundleChars += page.text.length;
+        if (bundleChars >= TEXT_BUNDLE_CHARS) await flush();
       }
-      pages += records.length;
     }
-    flush();
-    const failed = (await Promise.all(added)).flatMap((r) => r.errors);
+    await flush();
+    failed.push(...(await Promise.all(added)).flatMap((r) => r.errors));
     await Promise.all(writes);
     if (failed.length > 0) throw new Error(failed.join('; '));
     const written = await index.writeFiles({ outputPath: job.outputPath });

@@ -1,0 +1,121 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { MAIN_THREAD } from '../../../src/model/body.ts';
+import type { NormalizedMessage } from '../../../src/model/message.ts';
+import { sessionRecords, type SiteSession } from '../../../src/site/search/site-records.ts';
+import { PageTextCache, type PageTextRow, SessionTextCollector } from '../../../src/transcript/page-texts.ts';
+import { tempDir } from '../../helpers/paths.ts';
+
+/** Main-thread rows 0…n-1 (a prompt and an answer each), over three pages; a subagent anchored to message 3. */
+const main: PageTextRow[] = Array.from({ length: 40 }, (_, i) => ({
+  ts: `2026-03-01T10:${String(i).padStart(2, '0')}:00.000Z`,
+  kind: i % 2 ? 'answer' : 'prompt',
+  index: i,
+  text: `text ${i} 検索${i}`,
+}));
+const subagents: PageTextRow[] = [
+  { ts: '2026-03-01T10:03:30.000Z', kind: 'answer', index: 3, text: 'subagent on page one' },
+  // Anchored to a message of page 3, which the main rows reach last.
+  { ts: '2026-03-01T10:35:30.000Z', kind: 'answer', index: 35, text: 'subagent on page three' },
+];
+const session: SiteSession = {
+  key: 'claude-code/s1',
+  source: 'claude-code',
+  sessionId: 's1',
+  cwd: '/home/u/work/app',
+  title: 'A long session',
+  startedAt: '2026-03-01T10:00:00.000Z',
+  pageStarts: [0, 12, 30],
+  body: 'sessions/claude-code/s1.json',
+  about: 'A long session\napp\n/home/u/work/app',
+  bodyStamp: 'x',
+  bodyBytes: 1,
+  stamp: 'x',
+  pages: [1, 2, 3],
+};
+const options = { timeZone: 'UTC', language: 'en' };
+
+function inParts<T>(rows: T[], sizes: number[]): T[][] {
+  const parts: T[][] = [];
+  let at = 0;
+  for (const size of sizes) parts.push(rows.slice(at, (at += size)));
+  parts.push(rows.slice(at));
+  return parts;
+}
+
+describe("a session's search texts in parts", () => {
+  it('make the same records whether they come in one part or many, cut anywhere', () => {
+    const whole = [...sessionRecords([main], subagents, session, options)];
+    expect(whole.map((r) => r.record.url)).toEqual([
+      'sessions/claude-code/s1/',
+      'sessions/claude-code/s1/page/2/',
+      'sessions/claude-code/s1/page/3/',
+    ]);
+    // Each page: the main thread's sections in order, then its subagents'; the session's own section first.
+    const texts = whole.map((r) => (JSON.parse(r.text) as string[][]).map((s) => s[3]));
+    expect(texts[0]![0]).toBe(session.about);
+    expect(texts[0]!.slice(1, 3)).toEqual(['text 0 検索0', 'text 1 検索1']);
+    expect(texts[0]!.at(-1)).toBe('subagent on page one');
+    expect(texts[1]).toEqual(main.slice(12, 30).map((r) => r.text));
+    expect(texts[2]!.at(-1)).toBe('subagent on page three');
+    for (const sizes of [[1], [11, 1, 1], [12, 18], [5, 5, 5, 5, 5, 5, 5], [39]]) {
+      expect([...sessionRecords(inParts(main, sizes), subagents, session, options)], String(sizes)).toEqual(whole);
+    }
+  });
+
+  it("a page holding only a subagent's texts still has its record", () => {
+    const withoutPage3 = main.filter((r) => r.index! < 30);
+    const records = [...sessionRecords([withoutPage3], subagents, session, options)];
+    expect(records.map((r) => r.record.meta.page)).toEqual(['1', '2', '3']);
+    expect(JSON.parse(records[2]!.text)).toEqual([['m35', 'answer', subagents[1]!.ts, 'subagent on page three']]);
+  });
+
+  it('leave the collector in parts of at least the size asked, in order', () => {
+    const collector = new SessionTextCollector();
+    const parts: PageTextRow[][] = [];
+    for (let i = 0; i < 30; i++) {
+      const message = {
+        id: `m${i}`,
+        role: 'user',
+        source_type: 'user_message',
+        timestamp: `2026-03-01T10:${String(i).padStart(2, '0')}:00.000Z`,
+        segments: [{ channel: 'user', type: 'text', text: `prompt number ${i}` }],
+        metadata: { kind: 'prompt' },
+      } as unknown as NormalizedMessage;
+      collector.add(MAIN_THREAD, message);
+      const part = collector.takeMain(100);
+      if (part) parts.push(part);
+    }
+    parts.push(collector.takeMain(0) ?? []);
+    expect(parts.length).toBeGreaterThan(3);
+    for (const part of parts.slice(0, -1))
+      expect(part.reduce((n, r) => n + r.text.length, 0)).toBeGreaterThanOrEqual(100);
+    expect(parts.flat().map((r) => r.index)).toEqual(Array.from({ length: 30 }, (_, i) => i));
+    expect(parts.flat().map((r) => r.text)).toEqual(Array.from({ length: 30 }, (_, i) => `prompt number ${i}`));
+  });
+
+  it('are cached part by part; a session half written has no stamp, and part 0 starts it afresh', async () => {
+    const dataDir = path.join(await tempDir('streamed-texts'), 'data');
+    const cache = new PageTextCache(dataDir);
+    try {
+      const parts = inParts(main, [10, 10]);
+      parts.forEach((rows, part) => cache.putPart(session.key, part, rows));
+      cache.putSubagents(session.key, subagents);
+      expect(cache.stamps().get(session.key)!.stamp).toBe('');
+      cache.finish(session.key, 'stamp-1');
+      expect(cache.stamps().get(session.key)).toEqual({
+        stamp: 'stamp-1',
+        chars: [...main, ...subagents].reduce((n, r) => n + r.text.length, 0),
+      });
+      expect([...cache.mainRows(session.key)]).toEqual(parts);
+      expect(cache.subagentRows(session.key)).toEqual(subagents);
+
+      cache.putPart(session.key, 0, main.slice(0, 2));
+      expect([...cache.mainRows(session.key)]).toEqual([main.slice(0, 2)]);
+      expect(cache.subagentRows(session.key)).toEqual([]);
+      expect(cache.stamps().get(session.key)!.stamp).toBe('');
+    } finally {
+      cache.close();
+    }
+  });
+});
