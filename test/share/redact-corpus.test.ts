@@ -9,6 +9,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createQDatabase, type QState } from '../helpers/amazonq-db.ts';
+import { RESULT_PAGE_CHARS } from '../../src/transcript/view-items.ts';
 import { runCli } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/paths.ts';
 import { decodeEntities } from '../helpers/html.ts';
@@ -147,6 +148,8 @@ type SourceName = 'claude-code' | 'codex' | 'amazon-q';
 
 interface Plant extends Planted {
   source: SourceName;
+  /** The session it is in (titles and working directories: none checked by `share`). */
+  session?: string;
   place: Place;
 }
 
@@ -388,7 +391,8 @@ let home: string;
 let data: string;
 const plants: Plant[] = [];
 const nearMisses = makeNearMisses();
-const mainIds: Record<SourceName, string> = { 'claude-code': '', codex: '', 'amazon-q': '' };
+/** Per source, the sessions holding the secrets of the message places, each shared on its own by `share`. */
+const sharedIds: Record<SourceName, string[]> = { 'claude-code': [], codex: [], 'amazon-q': [] };
 
 beforeAll(async () => {
   home = await tempDir('redact-corpus');
@@ -407,15 +411,36 @@ beforeAll(async () => {
       source === 'amazon-q'
         ? ['prompt', 'answer', 'tool input', 'tool output']
         : ['prompt', 'answer', 'thinking', 'tool input', 'tool output'];
-    // The main session: every secret in every message place, with the near misses between them.
+    // The main session: every secret in every message place, with the near misses between them; but a tool's
+    // output is shown on the page up to RESULT_PAGE_CHARS, so its secrets are spread over sessions of their
+    // own, each output within what the page shows (else the share test would pass on secrets never shown).
     const main: SessionSpec = { id: newId(source), cwd: '/home/dev/work/corpus', texts: {} };
-    for (const place of places) {
-      const secrets = makeSecrets();
-      for (const s of secrets) plants.push({ ...s, source, place });
-      main.texts[place] = secrets.map((s, i) => `${s.text}\n${nearMisses[i % nearMisses.length]}`).join('\n\n');
-    }
-    mainIds[source] = main.id;
+    sharedIds[source].push(main.id);
     bySource[source].push(main);
+    for (const place of places) {
+      const planted = makeSecrets().map((s, i) => ({ ...s, text: `${s.text}\n${nearMisses[i % nearMisses.length]}` }));
+      if (place !== 'tool output') {
+        for (const s of planted) plants.push({ ...s, source, place, session: main.id });
+        main.texts[place] = planted.map((s) => s.text).join('\n\n');
+        continue;
+      }
+      let group: typeof planted = [];
+      const flush = () => {
+        // A folder each: Amazon Q keeps one conversation per folder.
+        const spec: SessionSpec = { id: newId(source), cwd: `/home/dev/work/corpus-${counter + 1}`, texts: {} };
+        spec.texts[place] = group.map((s) => s.text).join('\n\n');
+        for (const s of group) plants.push({ ...s, source, place, session: spec.id });
+        sharedIds[source].push(spec.id);
+        bySource[source].push(spec);
+        group = [];
+      };
+      for (const s of planted) {
+        const length = [...group, s].map((g) => g.text).join('\n\n').length;
+        if (group.length > 0 && length > RESULT_PAGE_CHARS) flush();
+        group.push(s);
+      }
+      flush();
+    }
     // Titles (Amazon Q has none of its own) and working directories: token-shaped secrets, a few a session.
     const tokens = makeSecrets().filter((s) => s.pathSafe);
     for (let i = 0; i < tokens.length; i += 6) {
@@ -444,22 +469,12 @@ describe('redaction over a generated corpus, through the real CLI', () => {
     const build = await runCli(['build', '--share', '--home', home, '--data', data, '--out', out, '--tz', 'UTC']);
     expect(build.code, build.stderr).toBe(0);
     const site = await readOutput(out);
-    const shared: string[] = [];
-    for (const source of Object.keys(mainIds) as SourceName[]) {
-      const file = path.join(home, `${source}.html`);
-      const run = await runCli([
-        'share',
-        mainIds[source],
-        '--no-collect',
-        '--data',
-        data,
-        '--out',
-        file,
-        '--tz',
-        'UTC',
-      ]);
+    const shared = new Map<string, string>();
+    for (const id of Object.values(sharedIds).flat()) {
+      const file = path.join(home, `${id}.html`);
+      const run = await runCli(['share', id, '--no-collect', '--data', data, '--out', file, '--tz', 'UTC']);
       expect(run.code, run.stderr).toBe(0);
-      shared.push(await readOutput(file));
+      shared.set(id, await readOutput(file));
     }
     // Every planted secret is on the personal site's page… (the corpus really reaches the output)
     const missed: string[] = [];
@@ -468,11 +483,9 @@ describe('redaction over a generated corpus, through the real CLI', () => {
       checked += 1;
       if (leaked(site, p.secret)) missed.push(`build --share: ${p.source} ${p.place} ${p.provider}`);
     }
-    for (const [i, source] of (Object.keys(mainIds) as SourceName[]).entries()) {
-      for (const p of plants.filter((x) => x.source === source && !['title', 'cwd'].includes(x.place))) {
-        checked += 1;
-        if (leaked(shared[i]!, p.secret)) missed.push(`share: ${p.source} ${p.place} ${p.provider}`);
-      }
+    for (const p of plants.filter((x) => x.session !== undefined && !['title', 'cwd'].includes(x.place))) {
+      checked += 1;
+      if (leaked(shared.get(p.session!)!, p.secret)) missed.push(`share: ${p.source} ${p.place} ${p.provider}`);
     }
     const recall = (checked - missed.length) / checked;
     console.log(
@@ -482,11 +495,12 @@ describe('redaction over a generated corpus, through the real CLI', () => {
     expect(missed, missed.join('\n')).toEqual([]);
     expect(recall).toBeGreaterThanOrEqual(0.99);
 
-    const touched = nearMisses.filter((n) => !site.includes(n) || shared.some((s) => !s.includes(n)));
+    const mains = Object.values(sharedIds).map((ids) => shared.get(ids[0]!)!);
+    const touched = nearMisses.filter((n) => !site.includes(n) || mains.some((s) => !s.includes(n)));
     expect(touched, touched.join('\n')).toEqual([]);
     // The markers are there: the secrets were replaced, not dropped with their messages.
     expect(site).toContain('[REDACTED:password-phrase]');
-    expect(shared[0]).toContain('[REDACTED:cli-password]');
+    expect(mains[0]).toContain('[REDACTED:cli-password]');
   }, 300_000);
 
   it('the personal site over the same data shows the secrets (the corpus reaches the pages)', async () => {
