@@ -23,7 +23,8 @@ import type { IndexEntry, SummariesFiles } from './summaries-index.ts';
  *   index/sessions.json                             SessionSummary[] (what the site's collections load)
  *   prompts/<source>.json                           HistoryPrompt[] (prompt history, merged, never shrinks)
  *   cache/                                          derived data, safe to delete (render cache, resume points,
- *                                                   collect-index.json: the part of the summaries collect checks)
+ *                                                   collect-index.json: the part of the summaries collect checks,
+ *                                                   history-files.json: the prompt histories read, by stamp)
  *
  * Messages are one JSON document per line so that a session of any size is written and read a line at a
  * time (one JSON string of a 2 GB session cannot exist), and a grown session is appended to. Version 1 kept
@@ -146,11 +147,16 @@ export class DataDir {
     await fs.rm(messagesFile(header), { force: true });
   }
 
+  /** Where a source's merged prompt history is kept. */
+  promptsPath(source: SourceId): string {
+    return path.join(this.root, 'prompts', `${source}.json`);
+  }
+
   async readPrompts(source: SourceId): Promise<HistoryPrompt[]> {
-    return (await readJsonFile<HistoryPrompt[]>(path.join(this.root, 'prompts', `${source}.json`))) ?? [];
+    return (await readJsonFile<HistoryPrompt[]>(this.promptsPath(source))) ?? [];
   }
 
   async writePrompts(source: SourceId, prompts: HistoryPrompt[]): Promise<void> {
-    await writeFileAtomic(path.join(this.root, 'prompts', `${source}.json`), JSON.stringify(prompts));
+    await writeFileAtomic(this.promptsPath(source), JSON.stringify(prompts));
   }
 }

@@ -6,8 +6,8 @@ import { TEMP_FILE } from '../util/line-writer.ts';
 import { fileStamp } from '../util/stamp.ts';
 import { leadingId } from './json-prefix.ts';
 
-/** Of cache/collect-index.json: bump it when IndexEntry changes, and older copies are rebuilt. */
-const COLLECT_INDEX_VERSION = 2;
+/** Of cache/collect-index.json: bump it when IndexEntry's row changes, and older copies are rebuilt. */
+const COLLECT_INDEX_VERSION = 3;
 
 /** The files of the summaries index: the summaries (index/sessions.json), and the part of them collect checks
  * (cache/collect-index.json); `root` is the data directory, whose body headers hold every summary too. */
@@ -17,17 +17,96 @@ export interface SummariesFiles {
   collectIndex: string;
 }
 
+/** An IndexEntry as collect-index.json stores it: `[id, startedAt, sourcePresent (1 or 0), body (0 when it is
+ * `sessions/<id>.json`), file, stamp, file, stamp, …]`. One flat list per session rather than an object with
+ * lists: a warm collect parses thousands, and every object it makes is copied by the garbage collector while
+ * the collect runs. */
+type IndexRow = (string | number | null)[];
+
 /** The part of a SessionSummary that collect needs to decide what to read again, and to order the index. */
-export interface IndexEntry extends Pick<SessionSummary, 'id' | 'startedAt' | 'files' | 'sourcePresent' | 'body'> {
-  /** The stamp of each of `files` when it was read (SessionSummary.fileStamps), in the same order, null when
-   * none was taken. A list rather than an object keyed by path: parsing thousands of path keys is most of
-   * what a warm collect spends reading this copy. */
-  stamps: (string | null)[];
+export class IndexEntry {
+  private filesMemo: string[] | undefined;
+
+  private constructor(private readonly row: IndexRow) {}
+
+  static of(
+    fields: Pick<SessionSummary, 'id' | 'startedAt' | 'files' | 'sourcePresent' | 'body'> & {
+      stamps: readonly (string | null)[];
+    },
+  ): IndexEntry {
+    const { id, startedAt, files, stamps, sourcePresent, body } = fields;
+    const row: IndexRow = [id, startedAt, sourcePresent ? 1 : 0, body === `sessions/${id}.json` ? 0 : body];
+    files.forEach((file, i) => row.push(file, stamps[i] ?? null));
+    return new IndexEntry(row);
+  }
+
+  /** A row read from collect-index.json; undefined when it is not one. */
+  static fromRow(row: unknown): IndexEntry | undefined {
+    if (!Array.isArray(row) || row.length % 2 !== 0 || typeof row[0] !== 'string' || typeof row[1] !== 'string')
+      return undefined;
+    return new IndexEntry(row as IndexRow);
+  }
+
+  get id(): string {
+    return this.row[0] as string;
+  }
+
+  get startedAt(): string {
+    return this.row[1] as string;
+  }
+
+  get sourcePresent(): boolean {
+    return this.row[2] === 1;
+  }
+
+  get body(): string {
+    const body = this.row[3];
+    return typeof body === 'string' ? body : `sessions/${this.id}.json`;
+  }
+
+  /** How many files the session was read from; `file(i)` and `stamp(i)` read them without making a list. */
+  get fileCount(): number {
+    return (this.row.length - 4) / 2;
+  }
+
+  file(i: number): string {
+    return this.row[4 + 2 * i] as string;
+  }
+
+  /** The stamp `file(i)` had when it was read (SessionSummary.fileStamps), null when none was taken. */
+  stamp(i: number): string | null {
+    const stamp = this.row[5 + 2 * i];
+    return typeof stamp === 'string' ? stamp : null;
+  }
+
+  get files(): string[] {
+    if (this.filesMemo) return this.filesMemo;
+    const files: string[] = [];
+    for (let i = 0; i < this.fileCount; i++) files.push(this.file(i));
+    return (this.filesMemo = files);
+  }
+
+  get stamps(): (string | null)[] {
+    const stamps: (string | null)[] = [];
+    for (let i = 0; i < this.fileCount; i++) stamps.push(this.stamp(i));
+    return stamps;
+  }
+
+  withPresence(sourcePresent: boolean): IndexEntry {
+    if (sourcePresent === this.sourcePresent) return this;
+    const row = [...this.row];
+    row[2] = sourcePresent ? 1 : 0;
+    return new IndexEntry(row);
+  }
+
+  toJSON(): IndexRow {
+    return this.row;
+  }
 }
 
 export function indexEntry(summary: SessionSummary): IndexEntry {
-  const { id, startedAt, files, fileStamps, sourcePresent, body } = summary;
-  return { id, startedAt, files, stamps: files.map((file) => fileStamps?.[file] ?? null), sourcePresent, body };
+  const { fileStamps, files } = summary;
+  return IndexEntry.of({ ...summary, stamps: files.map((file) => fileStamps?.[file] ?? null) });
 }
 
 /**
@@ -151,7 +230,7 @@ export async function writeSummaries(
     if (!line) continue;
     lines.push(line);
     const sourcePresent = presence ?? entry.sourcePresent;
-    written.push(summary ? indexEntry({ ...summary, sourcePresent }) : { ...entry, sourcePresent });
+    written.push(summary ? indexEntry({ ...summary, sourcePresent }) : entry.withPresence(sourcePresent));
   }
   const body = lines.flatMap((line, i) => [Buffer.from(i === 0 ? '[\n' : ',\n'), line]);
   body.push(Buffer.from(lines.length === 0 ? '[]\n' : '\n]\n'));
@@ -192,11 +271,19 @@ async function readSummaryLines(file: string): Promise<Map<string, Buffer>> {
  * and is ignored, and rebuilt from the summaries, when that file is not the same any more.
  */
 export async function readIndexEntries(files: SummariesFiles): Promise<IndexEntry[]> {
-  const copy = await readJsonFile<{ version?: number; summaries?: string; entries?: IndexEntry[] }>(files.collectIndex);
+  const copy = await readJsonFile<{ version?: number; summaries?: string; entries?: unknown }>(files.collectIndex);
   const stamp = fileStamp(files.summaries);
   // No index: the sessions of the body headers (collect writes the index from them, see rebuildMissingIndex).
   if (!stamp) return (await summariesFromBodies(files.root)).map(indexEntry);
-  if (copy?.version === COLLECT_INDEX_VERSION && copy.entries && copy.summaries === stamp) return copy.entries;
+  if (copy?.version === COLLECT_INDEX_VERSION && Array.isArray(copy.entries) && copy.summaries === stamp) {
+    const entries: IndexEntry[] = [];
+    for (const row of copy.entries) {
+      const entry = IndexEntry.fromRow(row);
+      if (!entry) break;
+      entries.push(entry);
+    }
+    if (entries.length === copy.entries.length) return entries;
+  }
   const entries = (await readSummaries(files)).map(indexEntry);
   await writeFileAtomic(
     files.collectIndex,

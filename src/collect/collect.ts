@@ -6,8 +6,8 @@ import type { CollectWarning } from '../util/warnings.ts';
 import { DataDir, indexEntry } from '../archive/data-dir.ts';
 import { lockDataDir } from '../archive/lock.ts';
 import { recoverArchive } from '../archive/recover.ts';
-import { summarize } from '../model/summarize.ts';
 import { fileStamp } from '../util/stamp.ts';
+import { HistoryFiles } from './history-files.ts';
 
 export interface CollectOptions {
   home: string;
@@ -61,7 +61,8 @@ export interface CollectReport {
   archivedOnly: number;
   warnings: CollectWarning[];
   /** What the archive holds after this run, for checks that follow a collect (retention) without reading it
-   * again: its session keys, and the merged prompt history of each source read. */
+   * again: its session keys, and the merged prompt history of each source whose histories were read (one whose
+   * histories were all unchanged is not in it: its history is the archive's). */
   archive: { sessionIds: ReadonlySet<string>; prompts: Partial<Record<SourceId, readonly HistoryPrompt[]>> };
 }
 
@@ -101,6 +102,7 @@ async function collectLocked(data: DataDir, options: CollectOptions): Promise<Co
   /** Sessions a source produced in this run; every other archived session is gone from its source. */
   const seen = new Set<string>();
   const promptsBySource: Partial<Record<SourceId, HistoryPrompt[]>> = {};
+  const histories = await HistoryFiles.open(options.dataDir);
   const unavailable = new Set<string>();
   const stamps = new Map<string, string>();
   const stampsOf = (files: string[]) =>
@@ -118,13 +120,34 @@ async function collectLocked(data: DataDir, options: CollectOptions): Promise<Co
   /** file → archived sessions read from it */
   const sessionsByFile = new Map<string, string[]>();
   for (const entry of previous.values()) {
-    for (const file of entry.files) {
+    for (let i = 0; i < entry.fileCount; i++) {
+      const file = entry.file(i);
       const owners = sessionsByFile.get(file);
       if (owners) owners.push(entry.id);
       else sessionsByFile.set(file, [entry.id]);
     }
   }
   const archivedKeys: ReadonlySet<string> = new Set(previous.keys());
+  /** SourceContext.unchanged for the usual session of one file, without the sets the general case needs; the
+   * file is stat'ed once however many sessions were read from it. */
+  const unchangedFile = (file: string, prefix: string): string[] | undefined => {
+    const owners = sessionsByFile.get(file);
+    if (owners === undefined) return undefined;
+    let ids: string[] | undefined;
+    let stamp: string | undefined | null = null;
+    for (const id of owners) {
+      if (!id.startsWith(prefix)) continue;
+      const entry = previous.get(id)!;
+      for (let i = 0; i < entry.fileCount; i++) {
+        const recorded = entry.stamp(i);
+        if (entry.file(i) !== file || !recorded) return undefined;
+        if (stamp === null) stamp = sourceStamp(file);
+        if (recorded !== stamp) return undefined;
+      }
+      (ids ??= []).push(id.slice(prefix.length));
+    }
+    return ids;
+  };
 
   const only = options.sourceOptions.assistants;
   const chosen = (options.sources ?? SOURCES).filter((s) => !Array.isArray(only) || only.includes(s.id));
@@ -132,6 +155,9 @@ async function collectLocked(data: DataDir, options: CollectOptions): Promise<Co
   for (const source of chosen) {
     const prefix = `${source.id}/`;
     let sourceWarnings = 0;
+    const history = histories.forSource(source.id, data.promptsPath(source.id));
+    /** Prompts of the history files not read again (see SourceContext.historyUnchanged). */
+    let promptsKept = 0;
     // A source notes each file's stamp just before reading it, so the stamped files are the ones to read.
     const toRead = new Map<string, number>();
     const read = new Set<string>();
@@ -175,6 +201,7 @@ async function collectLocked(data: DataDir, options: CollectOptions): Promise<Co
       },
       // Called once per session of a warm collect (thousands): plain loops, no intermediate arrays.
       unchanged: (files) => {
+        if (files.length === 1) return unchangedFile(files[0]!, prefix);
         const wanted = new Set(files);
         if (wanted.size !== files.length) return undefined;
         // The archived sessions read from exactly these files: every file is one's, and theirs are no others.
@@ -189,18 +216,28 @@ async function collectLocked(data: DataDir, options: CollectOptions): Promise<Co
           if (!owned) return undefined;
         }
         for (const id of ids) {
-          const { files: recordedFiles, stamps } = previous.get(id)!;
-          for (const [i, file] of recordedFiles.entries()) {
-            if (!wanted.has(file) || !stamps[i] || stamps[i] !== sourceStamp(file)) return undefined;
+          const entry = previous.get(id)!;
+          for (let i = 0; i < entry.fileCount; i++) {
+            const file = entry.file(i);
+            const recorded = entry.stamp(i);
+            if (!wanted.has(file) || !recorded || recorded !== sourceStamp(file)) return undefined;
           }
         }
         return [...ids].map((id) => id.slice(prefix.length));
+      },
+      historyUnchanged: (file, context = '') => {
+        const before = history.unchanged(file, sourceStamp(file), context);
+        if (!before) return false;
+        promptsKept += before.prompts;
+        for (const w of before.warnings) ctx.warn(w);
+        return true;
       },
       loadArchived: async (sessionId) => {
         const summary = previous.get(`${source.id}/${sessionId}`);
         return summary ? (await data.readBody(summary.body))?.session : undefined;
       },
       warn: (w) => {
+        history.warned(w);
         sourceWarnings += 1;
         warnings.push(w);
         options.onWarning?.(w);
@@ -225,7 +262,8 @@ async function collectLocked(data: DataDir, options: CollectOptions): Promise<Co
       prompts: 0,
       warnings: 0,
     };
-    const prompts = new Map((await data.readPrompts(source.id)).map((p) => [promptKey(p), p]));
+    /** The archived prompt history, read with the first prompt this run reads. */
+    let prompts: Map<string, HistoryPrompt> | undefined;
     let promptsChanged = false;
     if (location.found.length > 0) {
       for await (const item of source.read(location, ctx)) {
@@ -235,6 +273,8 @@ async function collectLocked(data: DataDir, options: CollectOptions): Promise<Co
           continue;
         }
         if (item.kind === 'prompt') {
+          history.prompt();
+          prompts ??= new Map((await data.readPrompts(source.id)).map((p) => [promptKey(p), p]));
           const key = promptKey(item.prompt);
           const known = prompts.get(key);
           if (!known || JSON.stringify(known) !== JSON.stringify(item.prompt)) {
@@ -261,6 +301,8 @@ async function collectLocked(data: DataDir, options: CollectOptions): Promise<Co
         const archived = previous.get(id);
         if (!item.session.partial || !archivedWhole(archived)) seen.add(id);
         if (item.session.partial && archivedWhole(archived)) continue; // the archive has the full session; keep it
+        // Loaded with the first session read here: a collect that finds nothing changed never compiles it.
+        const { summarize } = await import('../model/summarize.ts');
         const summary = summarize(item.session, data.bodyPath(source.id, item.session.sessionId), now);
         summary.fileStamps = stampsOf(summary.files);
         await data.writeBody({ summary, session: item.session }, ctx.warn);
@@ -269,14 +311,18 @@ async function collectLocked(data: DataDir, options: CollectOptions): Promise<Co
         if (!archived) report.added += 1;
       }
     }
-    const merged = [...prompts.values()];
-    promptsBySource[source.id] = merged;
-    if (promptsChanged) {
-      await data.writePrompts(
-        source.id,
-        merged.sort((a, b) => a.timestamp.localeCompare(b.timestamp)),
-      );
+    if (prompts) {
+      const merged = [...prompts.values()];
+      promptsBySource[source.id] = merged;
+      if (promptsChanged) {
+        await data.writePrompts(
+          source.id,
+          merged.sort((a, b) => a.timestamp.localeCompare(b.timestamp)),
+        );
+      }
     }
+    history.done();
+    report.prompts += promptsKept;
     // Files that yielded no session (unreadable, nothing in them) are done too: the phase ends here.
     if (progress.done < progress.total) readFiles([...toRead.keys()]);
     report.warnings = sourceWarnings;
@@ -298,6 +344,7 @@ async function collectLocked(data: DataDir, options: CollectOptions): Promise<Co
   }
   // Nothing read, nothing gone: the index on disk is already right (the common case of a frequent collect).
   if (changed) await data.writeSummaries(current.values(), written, presence);
+  await histories.save();
   if (movedBodies.size > 0) {
     const referenced = new Set([...current.values()].map((e) => e.body));
     for (const body of movedBodies) if (!referenced.has(body)) await data.removeBody(body);

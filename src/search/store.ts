@@ -1,6 +1,7 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { sqlite } from '../util/sqlite.ts';
 
 /** Bump when the schema or what goes into a row changes: an index of another version is rebuilt. */
 export const SEARCH_SCHEMA_VERSION = 3;
@@ -29,16 +30,16 @@ export function searchIndexPath(dataDir: string): string {
  */
 export function openSearchDb(dataDir: string, options: { readonly?: boolean } = {}): Database.Database {
   const file = searchIndexPath(dataDir);
-  if (options.readonly) return new Database(file, { readonly: true, fileMustExist: true });
+  if (options.readonly) return new (sqlite())(file, { readonly: true, fileMustExist: true });
   mkdirSync(path.dirname(file), { recursive: true });
-  let db = new Database(file);
+  let db = new (sqlite())(file);
   db.pragma('busy_timeout = 10000');
   const version = db.pragma('user_version', { simple: true }) as number;
   if (version !== SEARCH_SCHEMA_VERSION && version !== 0) {
     // Another schema: start afresh (the archive has everything to rebuild it).
     db.close();
     for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
-    db = new Database(file);
+    db = new (sqlite())(file);
     db.pragma('busy_timeout = 10000');
   }
   // Derived data: a crash costs a re-index of the sessions not yet marked done, so no fsync per commit.

@@ -20,6 +20,11 @@ export interface SourceContext {
   /** The archived sessions built from exactly these files, when none of the files changed since; else undefined
    * (read them). Synchronous: a warm collect asks it once per session, thousands of times. */
   unchanged?: (files: string[]) => string[] | undefined;
+  /** For a prompt history file (history.jsonl, logs.json): true when it is as it was when the last collect read
+   * it (same stamp, same `context`: whatever else its prompts were made from, e.g. the project they are filed
+   * under), so it is not read again (its prompts are in the archive); false when it is to be read, and the
+   * prompts yielded until the next history file are counted as its own. */
+  historyUnchanged?: (file: string, context?: string) => boolean;
   /** What a worker thread needs to write a session to the archive itself (yielding `prepared`). */
   prepare?: PrepareContext;
 }

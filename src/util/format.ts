@@ -1,7 +1,13 @@
 /** Pure number formatting shared by the pages and the Markdown reports. */
 
 export function formatNumber(n: number): string {
-  return n.toLocaleString('en-US');
+  // Whole numbers by hand: the first toLocaleString of a process starts ICU's number formatter (~20 ms), which
+  // a collect would pay for one summary line.
+  if (!Number.isSafeInteger(n)) return n.toLocaleString('en-US');
+  const digits = String(Math.abs(n));
+  let out = digits.slice(0, ((digits.length - 1) % 3) + 1);
+  for (let i = out.length; i < digits.length; i += 3) out += `,${digits.slice(i, i + 3)}`;
+  return n < 0 || Object.is(n, -0) ? `-${out}` : out;
 }
 
 /** 1234 → "1.2k", 2_500_000 → "2.5M". */

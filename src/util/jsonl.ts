@@ -1,4 +1,5 @@
 import { isUtf8 } from 'node:buffer';
+import { fstatSync } from 'node:fs';
 import type { Hash } from 'node:crypto';
 import { cutDeeperThan } from '../model/message-schema.ts';
 import { openRegular } from './fs.ts';
@@ -50,14 +51,39 @@ const LONE_SURROGATE_ESCAPE = /\\u[dD][89a-fA-F][0-9a-fA-F]{2}/;
  * in memory. Bad lines are reported through `onWarning` with their line number and skipped;
  * invalid UTF-8 and lone surrogates are repaired (U+FFFD) and reported.
  */
-export async function* readJsonl(file: string, options: JsonlOptions = {}): AsyncGenerator<JsonlRecord> {
+export function readJsonl(file: string, options: JsonlOptions = {}): AsyncGenerator<JsonlRecord> {
+  return readJsonlChunks(fileChunks(file, options.start ?? 0, options.chunkSize ?? 1 << 20), file, options);
+}
+
+/**
+ * A file's bytes from `start`, at most `chunkSize` at a time, the next read already under way while a chunk is
+ * handled. Plain reads rather than a ReadStream: a warm collect reads a few small files (prompt histories), and
+ * a stream's setup costs more than reading them. The file is closed when the reader stops, early or not.
+ */
+async function* fileChunks(file: string, start: number, chunkSize: number): AsyncGenerator<Buffer> {
   // Only a regular file is read (a FIFO would block forever); see openRegular.
   const handle = await openRegular(file);
-  const stream = handle.createReadStream({ start: options.start ?? 0, highWaterMark: options.chunkSize ?? 1 << 20 });
+  // Reads are sized to what is left of the file, so a small file does not cost a whole chunk's allocation; once
+  // a read finds the file longer than it was (it is being written), whole chunks again.
+  let size = fstatSync(handle.fd).size;
+  const read = async (position: number): Promise<Buffer> => {
+    const buffer = Buffer.allocUnsafe(Math.min(chunkSize, Math.max(size - position, 0) + 4096));
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
+    if (position + bytesRead > size) size = Number.POSITIVE_INFINITY;
+    return buffer.subarray(0, bytesRead);
+  };
+  let next = read(start);
   try {
-    yield* readJsonlChunks(stream as AsyncIterable<Buffer>, file, options);
+    for (let position = start; ;) {
+      const chunk = await next;
+      if (chunk.length === 0) return;
+      position += chunk.length;
+      next = read(position);
+      yield chunk;
+    }
   } finally {
-    stream.destroy();
+    await next.catch(() => undefined);
+    await handle.close();
   }
 }
 

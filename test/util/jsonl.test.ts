@@ -69,4 +69,21 @@ describe('readJsonl', () => {
       [3, { c: 3 }],
     ]);
   });
+
+  it('reads in chunks from an offset to the end of a file that grows while it is read, and closes it', async () => {
+    const file = path.join(await tempDir('jsonl'), 'grows.jsonl');
+    const line = (i: number) => `${JSON.stringify({ i, pad: 'x'.repeat(i % 7) })}\n`;
+    await fs.writeFile(file, Array.from({ length: 20 }, (_, i) => line(i)).join(''));
+    const start = Buffer.byteLength(line(0) + line(1));
+    const seen: number[] = [];
+    for await (const r of readJsonl(file, { start, firstLine: 3, chunkSize: 16 })) {
+      seen.push((r.value as { i: number }).i);
+      if (seen.length === 1) await fs.appendFile(file, Array.from({ length: 30 }, (_, i) => line(20 + i)).join(''));
+    }
+    expect(seen).toEqual(Array.from({ length: 48 }, (_, i) => i + 2));
+    const fds = async () => (await fs.readdir('/proc/self/fd')).length;
+    const open = await fds();
+    for await (const _ of readJsonl(file, { chunkSize: 16 })) break;
+    expect(await fds()).toBe(open);
+  });
 });

@@ -1,5 +1,7 @@
+import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { CollectReport } from '../../collect/collect.ts';
+import { searchIndexPath } from '../../search/store.ts';
 import { countLabel } from '../../util/format.ts';
 import type { CliIo } from '../io.ts';
 import { addSourceOptions, rememberSettings, resolveSettings, type SourceFlags } from '../options.ts';
@@ -20,8 +22,11 @@ export function registerCollect(program: Command, io: CliIo): void {
       const progress = new ProgressWriter(io.stderr, { tty: io.isTTY === true, quiet });
       const collected = await runCollectLazily(settings, io, { verbose: flags.verbose, quiet, progress });
       await rememberSettings(settings);
-      const { updateSearchIndexAfterCollect } = await import('../../search/sync.ts');
-      await updateSearchIndexAfterCollect(settings.dataDir, quiet ? () => {} : io.stderr);
+      // Only where `search` made an index: the code that brings one up to date is loaded only then.
+      if (existsSync(searchIndexPath(settings.dataDir))) {
+        const { updateSearchIndexAfterCollect } = await import('../../search/sync.ts');
+        await updateSearchIndexAfterCollect(settings.dataDir, quiet ? () => {} : io.stderr);
+      }
       if (!quiet) io.stderr(`${collectSummary(collected, Date.now() - started)}.\n`);
     });
 }

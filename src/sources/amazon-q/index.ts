@@ -1,7 +1,9 @@
 import type { Session } from '../../model/session.ts';
 import type { Source, SourceContext, SourceItem, SourceLocation } from '../source.ts';
-import { bestCopy, copySession, describeCopy, groupCopies, readRows, type Copy } from './db-copies.ts';
-import { readKiroSession, type KiroSession } from './kiro-sessions.ts';
+// Types only: the readers and normalizers are loaded when a database or session is to be read (a collect that
+// finds nothing changed loads neither).
+import type { Copy } from './db-copies.ts';
+import type { KiroSession } from './kiro-sessions.ts';
 import { listKiroPairs, pairFiles, type KiroPair } from './kiro-paths.ts';
 import { candidateExports, kiroDirsIn, locateAmazonQ } from './paths.ts';
 import type { ReadDatabaseOptions } from './reader.ts';
@@ -64,8 +66,9 @@ async function* readAmazonQ(
       }
     }
   }
-  const groups = readStores
-    ? groupCopies(await readRows(stores, new Set(candidateExports(ctx)), ctx, readOptions), ctx)
+  const db = readStores ? await import('./db-copies.ts') : undefined;
+  const groups = db
+    ? db.groupCopies(await db.readRows(stores, new Set(candidateExports(ctx)), ctx, readOptions), ctx)
     : new Map<string, Copy[]>();
   for (const [pair, ids] of unchangedPairs) {
     // A database that changed may now hold a copy of this session's conversation: read both.
@@ -75,11 +78,12 @@ async function* readAmazonQ(
   if (unchanged.size > 0) yield { kind: 'unchanged', sessionIds: [...unchanged] };
 
   const kiro = new Map<string, KiroSession>();
+  const kiroSessions = pending.length > 0 ? await import('./kiro-sessions.ts') : undefined;
   for (const pair of pending) {
     for (const file of pairFiles(pair)) await ctx.stamp?.(file);
     let read: KiroSession | undefined;
     try {
-      read = await readKiroSession(pair, ctx.warn);
+      read = await kiroSessions!.readKiroSession(pair, ctx.warn);
     } catch (error) {
       ctx.unavailable?.(pair.jsonl);
       ctx.warn({ file: pair.jsonl, message: `not understood (${(error as Error).message}); skipped` });
@@ -91,22 +95,22 @@ async function* readAmazonQ(
 
   for (const [conversationId, copies] of groups) {
     const own = kiro.get(conversationId);
-    if (own && !databaseWins(bestCopy(copies), own)) continue;
-    const session = await copySession(conversationId, copies, ctx);
+    if (own && !databaseWins(db!.bestCopy(copies), own)) continue;
+    const session = await db!.copySession(conversationId, copies, ctx);
     if (!session) continue;
     if (own) alsoIn(session, own.session.files, own.session.files.join(', '));
     yield { kind: 'session', session };
   }
   for (const [conversationId, own] of kiro) {
     const copies = groups.get(conversationId);
-    if (copies && databaseWins(bestCopy(copies), own)) continue;
+    if (copies && databaseWins(db!.bestCopy(copies), own)) continue;
     const session = own.session;
     if (copies) {
       session.sessionId = conversationId;
       alsoIn(
         session,
         copies.map((c) => c.row.file),
-        [...new Set(copies.map((c) => describeCopy(c.row)))].join(', '),
+        [...new Set(copies.map((c) => db!.describeCopy(c.row)))].join(', '),
       );
     }
     yield { kind: 'session', session };

@@ -1,8 +1,9 @@
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { kindOf, NotRegularFileError, openRegular, readFailure } from '../../util/fs.ts';
+import { sqlite } from '../../util/sqlite.ts';
 import { isKiroPath } from './paths.ts';
 
 /** One stored conversation, still as JSON text (parsed one at a time by the normalizer). */
@@ -138,7 +139,7 @@ function queryDatabase(
   busyTimeoutMs: number,
   onSql?: (sql: string) => void,
 ): DatabaseContents {
-  const db = new Database(openPath, {
+  const db = new (sqlite())(openPath, {
     readonly: true,
     fileMustExist: true,
     timeout: busyTimeoutMs,

@@ -7,8 +7,8 @@ import { saneIsoFromMs, TIME_RANGE_TEXT } from '../../util/time.ts';
 import type { WarningSink } from '../../util/warnings.ts';
 import type { Source, SourceContext, SourceItem, SourceLocation } from '../source.ts';
 import { listProjectDir, listProjectDirs, locateClaude, type SessionFiles } from './paths.ts';
-import { collectSession, readSession } from './session-reader.ts';
 import type { ClaudeHistoryLine, ClaudeRecord } from './schema.ts';
+import type { Session } from '../../model/session.ts';
 import type { SessionTask, SessionTaskResult, SessionWorkerData } from './session-worker.ts';
 import { defaultThreads, WorkerPool, workerFile } from '../../util/worker-pool.ts';
 
@@ -23,10 +23,6 @@ async function* readClaude(location: SourceLocation, ctx: SourceContext): AsyncG
   for (const root of location.found) {
     const projectDirs = await listProjectDirs(root, ctx.warn);
     const listings = await Promise.all(projectDirs.map((dir) => listProjectDir(dir, ctx.warn)));
-    const known = new Set<string>(
-      [...ctx.archived].filter((id) => id.startsWith('claude-code/')).map((id) => id.slice(12)),
-    );
-    for (const listing of listings) for (const s of listing.sessions) if (s.main) known.add(s.sessionId);
     const toRead: SessionFiles[] = [];
 
     for (const listing of listings) {
@@ -55,10 +51,18 @@ async function* readClaude(location: SourceLocation, ctx: SourceContext): AsyncG
       }
       if (unchanged.length > 0) yield { kind: 'unchanged', sessionIds: unchanged };
     }
-    yield* readSessions(toRead, known, ctx);
-    for await (const prompt of readHistory(path.join(root, 'history.jsonl'), ctx.warn)) {
-      yield { kind: 'prompt', prompt };
+    if (toRead.length > 0) {
+      // Sessions with a transcript of their own, here or in the archive: their records in another session's file
+      // are copies a resume made.
+      const known = new Set<string>(
+        [...ctx.archived].filter((id) => id.startsWith('claude-code/')).map((id) => id.slice(12)),
+      );
+      for (const listing of listings) for (const s of listing.sessions) if (s.main) known.add(s.sessionId);
+      yield* readSessions(toRead, known, ctx);
     }
+    const history = path.join(root, 'history.jsonl');
+    if (ctx.historyUnchanged?.(history)) continue;
+    for await (const prompt of readHistory(history, ctx.warn)) yield { kind: 'prompt', prompt };
   }
 }
 
@@ -77,7 +81,10 @@ async function* readSessions(
   known: Set<string>,
   ctx: SourceContext,
 ): AsyncGenerator<SourceItem> {
+  if (groups.length === 0) return;
   for (const files of groups) for (const file of sessionFilePaths(files)) await ctx.stamp?.(file);
+  // Loaded only when a session is to be read: a collect that finds nothing changed never compiles the reader.
+  const { collectSession, readSession } = await import('./session-reader.ts');
   const prepare = ctx.prepare;
   const isKnown = (id: string) => known.has(id);
   if (!prepare) {
@@ -140,6 +147,7 @@ async function* readSessions(
 }
 
 function sessionFilePaths(files: SessionFiles): string[] {
+  if (files.legacyAgents.length === 0 && files.subagents.length === 0) return files.main ? [files.main] : [];
   return [
     ...(files.main ? [files.main] : []),
     ...files.legacyAgents.map((a) => a.file),
@@ -191,4 +199,9 @@ export async function* readHistory(file: string, warn: WarningSink): AsyncGenera
   }
 }
 
-export { readSession } from './session-reader.ts';
+/** One session's files read into a session (see session-reader.ts). */
+export async function readSession(
+  ...args: Parameters<typeof import('./session-reader.ts').readSession>
+): Promise<Session | undefined> {
+  return (await import('./session-reader.ts')).readSession(...args);
+}

@@ -1,6 +1,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { WarningSink } from '../../util/warnings.ts';
+import { statOrUndefined } from '../../util/fs.ts';
 
 /** A task's files are one JSON document each and cannot be streamed: past this size they are skipped with a
  * warning (the largest real tasks seen are a few MB; screenshots inline can make them tens). */
@@ -16,11 +17,8 @@ export const LEGACY_API_HISTORY = 'claude_messages.json';
 export async function taskFiles(dir: string): Promise<string[]> {
   const out: string[] = [];
   for (const name of [API_HISTORY, LEGACY_API_HISTORY, UI_MESSAGES, TASK_METADATA]) {
-    try {
-      if ((await fs.stat(path.join(dir, name))).isFile()) out.push(path.join(dir, name));
-    } catch {
-      // absent
-    }
+    const file = path.join(dir, name);
+    if (statOrUndefined(file)?.isFile()) out.push(file);
   }
   // Only one API history: the current name wins over the legacy one.
   return out.some((f) => f.endsWith(API_HISTORY)) ? out.filter((f) => !f.endsWith(LEGACY_API_HISTORY)) : out;

@@ -3,7 +3,6 @@ import { byCodeUnits, listEntries } from '../../util/fs.ts';
 import type { Source, SourceContext, SourceItem, SourceLocation } from '../source.ts';
 import { taskFiles } from './documents.ts';
 import { locateCline, originOf } from './paths.ts';
-import { readTask } from './task.ts';
 
 /**
  * Cline, Roo Code and Kilo Code (docs/formats/cline.md): each task is a folder `tasks/<id>/` under the
@@ -24,10 +23,12 @@ async function* readCline(location: SourceLocation, ctx: SourceContext): AsyncGe
     const origin = originOf(root);
     const tasksDir = path.join(root, 'tasks');
     const changed: { dir: string; files: string[] }[] = [];
+    // One item for every unchanged task of the folder: a warm collect hands on hundreds.
+    const unchanged: string[] = [];
     const entries = (await listEntries(tasksDir, ctx.warn)).sort((a, b) => byCodeUnits(a.name, b.name));
     for (const entry of entries) {
       if (entry.kind !== 'directory') continue;
-      const dir = path.join(tasksDir, entry.name);
+      const dir = entry.path;
       const files = await taskFiles(dir);
       if (!files.length) continue;
       if (seen.has(entry.name)) {
@@ -35,17 +36,20 @@ async function* readCline(location: SourceLocation, ctx: SourceContext): AsyncGe
         continue;
       }
       seen.add(entry.name);
-      const unchanged = ctx.unchanged?.(files);
-      if (unchanged) {
-        yield { kind: 'unchanged', sessionIds: unchanged };
+      const ids = ctx.unchanged?.(files);
+      if (ids) {
+        unchanged.push(...ids);
         continue;
       }
       for (const file of files) await ctx.stamp?.(file);
       changed.push({ dir, files });
     }
+    if (unchanged.length > 0) yield { kind: 'unchanged', sessionIds: unchanged };
+    // Loaded only when a task is to be read: a collect that finds nothing changed never compiles the reader.
+    const reader = changed.length > 0 ? await import('./task.ts') : undefined;
     for (const { dir, files } of changed) {
       try {
-        const session = await readTask(root, dir, files, origin, ctx.warn);
+        const session = await reader!.readTask(root, dir, files, origin, ctx.warn);
         if (session) yield { kind: 'session', session };
       } catch (error) {
         ctx.unavailable?.(dir);

@@ -1,11 +1,5 @@
-import { promises as fs } from 'node:fs';
-import type { Session } from '../../model/session.ts';
-import { NotRegularFileError, readFailure } from '../../util/fs.ts';
-import { readJsonl } from '../../util/jsonl.ts';
 import type { Source, SourceContext, SourceItem, SourceLocation } from '../source.ts';
-import { CopilotNormalizer } from './normalize.ts';
 import { listSessions, locateCopilot, type SessionFiles } from './paths.ts';
-import { readWorkspace } from './workspace.ts';
 
 export { locateCopilot, candidateHomes } from './paths.ts';
 export { parseWorkspaceYaml } from './workspace.ts';
@@ -26,55 +20,26 @@ async function* readCopilot(location: SourceLocation, ctx: SourceContext): Async
   for (const root of location.found) {
     // Every changed session is stamped before any is read, so the collector knows how much there is to read.
     const changed: SessionFiles[] = [];
+    // One item for every unchanged session of the folder: a warm collect hands on hundreds.
+    const unchanged: string[] = [];
     for (const s of await listSessions(root, ctx.warn)) {
       if (seen.has(s.events)) continue;
       seen.add(s.events);
       const files = s.workspace ? [s.events, s.workspace] : [s.events];
-      const unchanged = ctx.unchanged?.(files);
-      if (unchanged) {
-        yield { kind: 'unchanged', sessionIds: unchanged };
+      const ids = ctx.unchanged?.(files);
+      if (ids) {
+        unchanged.push(...ids);
         continue;
       }
       for (const file of files) await ctx.stamp?.(file);
       changed.push(s);
     }
+    if (unchanged.length > 0) yield { kind: 'unchanged', sessionIds: unchanged };
+    // Loaded only when a session is to be read: a collect that finds nothing changed never compiles the reader.
+    const reader = changed.length > 0 ? await import('./session.ts') : undefined;
     for (const s of changed) {
-      const session = await readSession(s, ctx);
+      const session = await reader!.readSession(s, ctx);
       if (session) yield { kind: 'session', session };
     }
   }
-}
-
-/** Reads one session's files into a session; undefined (with a warning) when there is nothing to read. */
-export async function readSession(
-  s: SessionFiles,
-  ctx: Pick<SourceContext, 'warn' | 'unavailable'>,
-): Promise<Session | undefined> {
-  const file = s.events;
-  let mtime: string;
-  try {
-    mtime = (await fs.stat(file)).mtime.toISOString();
-  } catch (error) {
-    ctx.warn({ file, message: `${readFailure(error)}; skipped` });
-    return undefined;
-  }
-  const workspace = s.workspace ? await readWorkspace(s.workspace, ctx.warn) : undefined;
-  const n = new CopilotNormalizer(file, ctx.warn);
-  try {
-    for await (const { value, line } of readJsonl(file, { onWarning: ctx.warn })) n.add(value, line);
-  } catch (error) {
-    if (
-      error instanceof NotRegularFileError ||
-      ['EACCES', 'EPERM'].includes((error as NodeJS.ErrnoException).code ?? '')
-    ) {
-      ctx.unavailable?.(file);
-      ctx.warn({ file, message: `${readFailure(error)}; skipped` });
-      return undefined;
-    }
-    // A read error part-way: keep what was read, like a truncated last line.
-    ctx.warn({ file, message: `could not read the whole file (${(error as Error).message}); kept what was read` });
-  }
-  const files = s.workspace ? [file, s.workspace] : [file];
-  // A session opened and left without a prompt has no conversation: nothing to archive, and nothing to warn.
-  return n.finish(s.nameId, files, workspace, mtime);
 }

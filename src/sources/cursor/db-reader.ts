@@ -1,8 +1,9 @@
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { kindOf, NotRegularFileError, readFailure } from '../../util/fs.ts';
+import { sqlite } from '../../util/sqlite.ts';
 
 const SQLITE_MAGIC = 'SQLite format 3\u0000';
 
@@ -83,7 +84,7 @@ export async function openCursorDb(file: string, options: OpenOptions = {}): Pro
   };
   let db: Database.Database;
   try {
-    db = new Database(openPath, {
+    db = new (sqlite())(openPath, {
       readonly: true,
       fileMustExist: true,
       timeout: options.busyTimeoutMs ?? 1000,

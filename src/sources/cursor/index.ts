@@ -1,8 +1,8 @@
 import type { Source, SourceContext, SourceItem, SourceLocation } from '../source.ts';
 import type { Composer } from './bubbles.ts';
-import { CursorDbError, openCursorDb, type CursorDb, type OpenOptions } from './db-reader.ts';
+import type { CursorDb, OpenOptions } from './db-reader.ts';
 import { kindOfPath, locateCursor } from './paths.ts';
-import { buildSession, type ComposerSource } from './session.ts';
+import type { ComposerSource } from './session.ts';
 import { isObject, str } from './text.ts';
 import { listTranscripts, type TranscriptGroup } from './transcripts.ts';
 
@@ -45,6 +45,9 @@ async function* readCursor(
     }
   }
 
+  // Loaded only now that something is to be read: a collect that finds nothing changed never compiles them.
+  const { CursorDbError, openCursorDb } = await import('./db-reader.ts');
+  const { buildSession } = await import('./session.ts');
   const composers = new Map<string, ComposerSource>();
   const open: CursorDb[] = [];
   try {

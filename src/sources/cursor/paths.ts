@@ -1,6 +1,5 @@
-import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { expandHome } from '../../util/fs.ts';
+import { expandHome, statOrUndefined } from '../../util/fs.ts';
 import type { SourceContext, SourceLocation } from '../source.ts';
 
 const DB_TAIL = ['User', 'globalStorage', 'state.vscdb'];
@@ -50,13 +49,9 @@ export async function locateCursor(ctx: SourceContext): Promise<SourceLocation> 
 }
 
 export async function kindOfPath(p: string): Promise<'db' | 'dir' | undefined> {
-  try {
-    const stat = await fs.stat(p);
-    if (stat.isDirectory()) return 'dir';
-    if (stat.isFile()) return 'db';
-  } catch {
-    // Absent.
-  }
+  const stat = statOrUndefined(p);
+  if (stat?.isDirectory()) return 'dir';
+  if (stat?.isFile()) return 'db';
   return undefined;
 }
 

@@ -1,4 +1,4 @@
-import { promises as fs } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import type { WarningSink } from '../../util/warnings.ts';
 
@@ -16,7 +16,9 @@ export interface TranscriptGroup {
 
 const TRANSCRIPT = /\.(jsonl|txt)$/;
 
-/** Every conversation under `<cursorDir>/projects/<slug>/agent-transcripts/`. A `.jsonl` wins over a `.txt`. */
+/** Every conversation under `<cursorDir>/projects/<slug>/agent-transcripts/`. A `.jsonl` wins over a `.txt`.
+ * Listed synchronously: a warm collect lists every conversation's folder, and a promise each costs more than
+ * the listing. */
 export async function listTranscripts(cursorDir: string, warn: WarningSink): Promise<TranscriptGroup[]> {
   const projects = path.join(cursorDir, 'projects');
   const groups: TranscriptGroup[] = [];
@@ -24,7 +26,7 @@ export async function listTranscripts(cursorDir: string, warn: WarningSink): Pro
     const dir = path.join(projects, slug, 'agent-transcripts');
     let entries: import('node:fs').Dirent[];
     try {
-      entries = await fs.readdir(dir, { withFileTypes: true });
+      entries = readdirSync(dir, { withFileTypes: true });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT' && (error as NodeJS.ErrnoException).code !== 'ENOTDIR')
         warn({ file: dir, message: `could not list (${(error as Error).message}); skipped` });
@@ -43,7 +45,12 @@ export async function listTranscripts(cursorDir: string, warn: WarningSink): Pro
         if (!g.main || (g.main.endsWith('.txt') && file.endsWith('.jsonl'))) g.main = file;
       } else if (e.isDirectory()) {
         const inner = path.join(dir, e.name);
-        const files = await fs.readdir(inner, { recursive: true, withFileTypes: true }).catch(() => []);
+        let files: import('node:fs').Dirent[];
+        try {
+          files = readdirSync(inner, { recursive: true, withFileTypes: true });
+        } catch {
+          files = [];
+        }
         const g = group(e.name);
         for (const f of files) {
           if (!f.isFile() || !f.name.endsWith('.jsonl')) continue;
@@ -64,7 +71,7 @@ export async function listTranscripts(cursorDir: string, warn: WarningSink): Pro
 
 async function dirNames(dir: string, warn: WarningSink): Promise<string[]> {
   try {
-    return (await fs.readdir(dir, { withFileTypes: true }))
+    return readdirSync(dir, { withFileTypes: true })
       .filter((e) => e.isDirectory())
       .map((e) => e.name)
       .sort();

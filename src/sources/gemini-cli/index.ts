@@ -1,13 +1,8 @@
-import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import type { Session, SubagentThread } from '../../model/session.ts';
-import { saneIsoFromText } from '../../util/time.ts';
 import type { Source, SourceContext, SourceItem, SourceLocation } from '../source.ts';
 import { readPromptLog } from './logs.ts';
-import { GeminiNormalizer } from './normalize.ts';
 import { listProjects, locateGemini, type SessionFiles } from './paths.ts';
 import { ProjectDirs } from './project.ts';
-import { readConversation } from './read.ts';
 
 export { locateGemini } from './paths.ts';
 
@@ -26,21 +21,26 @@ async function* readGemini(location: SourceLocation, ctx: SourceContext): AsyncG
     const dirs = await ProjectDirs.load(root, ctx.warn);
     // Every changed session is stamped before any is read, so the collector knows how much there is to read.
     const changed: SessionFiles[] = [];
+    // One item for every unchanged session of the folder: a warm collect hands on hundreds.
+    const unchanged: string[] = [];
     for (const sessions of projects.values()) {
       for (const s of sessions) {
         const files = filesOf(s);
-        const unchanged = ctx.unchanged?.(files);
-        if (unchanged) {
-          yield { kind: 'unchanged', sessionIds: unchanged };
+        const ids = ctx.unchanged?.(files);
+        if (ids) {
+          unchanged.push(...ids);
           continue;
         }
         for (const file of files) await ctx.stamp?.(file);
         changed.push(s);
       }
     }
+    if (unchanged.length > 0) yield { kind: 'unchanged', sessionIds: unchanged };
     const seen = new Set<string>();
+    // Loaded only when a session is to be read: a collect that finds nothing changed never compiles the reader.
+    const reader = changed.length > 0 ? await import('./session.ts') : undefined;
     for (const s of changed) {
-      for (const session of await readSession(s, dirs, ctx)) {
+      for (const session of await reader!.readSession(s, dirs, ctx)) {
         if (seen.has(session.sessionId)) {
           ctx.warn({
             file: session.files[0]!,
@@ -54,6 +54,7 @@ async function* readGemini(location: SourceLocation, ctx: SourceContext): AsyncG
     }
     for (const projectDir of projects.keys()) {
       const project = await dirs.cwdOf(projectDir, {}, { models: [], toolPaths: [], contextDirs: [] });
+      if (ctx.historyUnchanged?.(path.join(projectDir, 'logs.json'), project)) continue;
       for (const prompt of await readPromptLog(projectDir, project, ctx.warn)) yield { kind: 'prompt', prompt };
     }
   }
@@ -61,75 +62,4 @@ async function* readGemini(location: SourceLocation, ctx: SourceContext): AsyncG
 
 function filesOf(s: SessionFiles): string[] {
   return [...(s.main ? [s.main] : []), ...s.subagents];
-}
-
-/** One main file and its subagents as one session; subagent files whose parent file is gone, one session each. */
-async function readSession(s: SessionFiles, dirs: ProjectDirs, ctx: SourceContext): Promise<Session[]> {
-  const threads: SubagentThread[] = [];
-  const alone: Session[] = [];
-  const main = s.main ? await readOne(s.main, s.projectDir, dirs, ctx) : undefined;
-  for (const file of s.subagents) {
-    const sub = await readOne(file, s.projectDir, dirs, ctx, main ? '' : undefined);
-    if (!sub) continue;
-    if (!main) {
-      sub.messages[0]!.metadata = { ...sub.messages[0]!.metadata, subagent_of: s.parentId, parent_missing: true };
-      alone.push(sub);
-      continue;
-    }
-    threads.push({ agentId: sub.sessionId, agentType: 'subagent', file, messages: sub.messages });
-    main.files.push(file);
-    main.models = [...new Set([...main.models, ...sub.models])].sort();
-  }
-  if (main) main.subagents = threads;
-  return main ? [main] : alone;
-}
-
-/** One file as a session (`asThread`: ids prefixed with the file's session id, to live inside its parent's). */
-async function readOne(
-  file: string,
-  projectDir: string,
-  dirs: ProjectDirs,
-  ctx: SourceContext,
-  asThread?: string,
-): Promise<Session | undefined> {
-  const conversation = await readConversation(file, ctx.warn);
-  if (!conversation) {
-    ctx.unavailable?.(file);
-    return undefined;
-  }
-  const meta = conversation.meta;
-  const sessionId = meta.sessionId ?? path.basename(file).replace(/\.jsonl?$/, '');
-  let mtime: string;
-  try {
-    mtime = (await fs.stat(file)).mtime.toISOString();
-  } catch {
-    mtime = new Date(0).toISOString();
-  }
-  const n = new GeminiNormalizer(file, asThread === undefined ? '' : `${sessionId}:`);
-  const messages = n.run(conversation, mtime);
-  if (messages.length === 0) return undefined; // a header alone: a session started and left empty
-  const times = messages
-    .map((m) => m.timestamp)
-    .filter(Boolean)
-    .sort();
-  const findings = n.findings;
-  const title = meta.summary?.trim() || oneLine(findings.firstPrompt ?? '') || `Session ${sessionId.slice(0, 8)}`;
-  return {
-    source: 'gemini-cli',
-    sessionId,
-    title,
-    cwd: await dirs.cwdOf(projectDir, meta, findings),
-    startedAt: times[0] ?? saneIsoFromText(meta.startTime) ?? mtime,
-    endedAt: times.at(-1) ?? saneIsoFromText(meta.lastUpdated) ?? mtime,
-    models: [...findings.models].sort(),
-    files: [file],
-    messages,
-    subagents: [],
-    warnings: [],
-  };
-}
-
-function oneLine(text: string): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  return line.length > 120 ? `${line.slice(0, 119)}…` : line;
 }

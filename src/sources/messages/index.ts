@@ -3,7 +3,6 @@ import path from 'node:path';
 import type { Source, SourceContext, SourceItem, SourceLocation } from '../source.ts';
 import { readJsonl } from '../../util/jsonl.ts';
 import { isDirectory } from '../../util/fs.ts';
-import { MessageListNormalizer, sessionMetaOf } from './normalize.ts';
 
 /** A `.json` file is one JSON value and cannot be streamed: past this size, write JSONL instead. */
 const MAX_JSON_BYTES = 64 * 1024 * 1024;
@@ -77,6 +76,8 @@ async function* readMessageDirs(location: SourceLocation, ctx: SourceContext): A
 }
 
 async function readFile(dir: string, file: string, ctx: SourceContext) {
+  // Loaded only when a file is to be read: a collect that finds nothing changed never compiles the normalizer.
+  const { MessageListNormalizer, sessionMetaOf } = await import('./normalize.ts');
   const stat = await fs.stat(file);
   const n = new MessageListNormalizer(file, ctx.warn);
   if (/\.jsonl$/i.test(file)) {

@@ -1,8 +1,9 @@
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { kindOf, NotRegularFileError, readFailure } from '../../util/fs.ts';
+import { sqlite } from '../../util/sqlite.ts';
 import { num, str, type OcMessageRow, type OcPartRow, type OcSessionRecords, type OcSessionRow } from './schema.ts';
 
 export class OcReadError extends Error {}
@@ -56,7 +57,7 @@ export class OpenCodeDb {
           if (error.code !== 'ENOENT') throw error;
         });
       }
-      const db = new Database(copy, { readonly: true, fileMustExist: true, timeout: 1000 });
+      const db = new (sqlite())(copy, { readonly: true, fileMustExist: true, timeout: 1000 });
       try {
         const tables = new Set(
           (

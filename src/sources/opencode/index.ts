@@ -1,9 +1,9 @@
 import type { Source, SourceContext, SourceItem, SourceLocation } from '../source.ts';
-import { OcReadError, OpenCodeDb } from './db-reader.ts';
+// Types only: the readers are loaded when something is to be read (a collect that finds the database unchanged
+// loads none of them).
+import type { OpenCodeDb } from './db-reader.ts';
 import { isDatabase, locateOpenCode } from './paths.ts';
-import { buildSession, sessionTrees, type SessionTree } from './session.ts';
-import { loadDbState, saveDbState, treeMark } from './state.ts';
-import { filesOf, listStorageSessions, readStorageRecords, storageSessionFiles } from './storage-reader.ts';
+import type { SessionTree } from './session.ts';
 
 /**
  * OpenCode (docs/formats/opencode.md): `opencode.db` (SQLite, v1.2 on; one database for every project, each
@@ -38,6 +38,9 @@ async function* readDatabase(file: string, ctx: SourceContext): AsyncGenerator<S
     return;
   }
   await ctx.stamp?.(file);
+  const { OcReadError, OpenCodeDb } = await import('./db-reader.ts');
+  const { buildSession, sessionTrees } = await import('./session.ts');
+  const { loadDbState, saveDbState, treeMark } = await import('./state.ts');
   let db: OpenCodeDb;
   try {
     db = await OpenCodeDb.open(file);
@@ -79,6 +82,8 @@ async function* readDatabase(file: string, ctx: SourceContext): AsyncGenerator<S
 }
 
 async function* readStorage(storage: string, ctx: SourceContext): AsyncGenerator<SourceItem> {
+  const { filesOf, listStorageSessions, readStorageRecords, storageSessionFiles } = await import('./storage-reader.ts');
+  const { buildSession, sessionTrees } = await import('./session.ts');
   const rows = await listStorageSessions(storage, ctx.warn);
   for (const tree of sessionTrees(rows)) {
     const listings = await Promise.all([tree.root, ...tree.children].map((row) => storageSessionFiles(storage, row)));
