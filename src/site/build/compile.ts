@@ -34,8 +34,9 @@ const COMPILE_WORKER = workerFile(import.meta.url, 'site-compile-worker', './com
  */
 export async function templateHash(packageRoot: string): Promise<string> {
   const hash = createHash('sha256');
-  // The bundle imports its dependencies by absolute path: a moved installation compiles again.
-  hash.update(packageRoot).update('\0');
+  // The bundle imports its dependencies by absolute path: a moved installation compiles again. Resolved, as
+  // callers spell the same folder with and without its trailing separator.
+  hash.update(path.resolve(packageRoot)).update('\0');
   // public/ too: its files are copied into the site, and a change must not hide behind "nothing changed".
   for (const folder of ['src', 'public']) {
     const root = path.join(packageRoot, folder);

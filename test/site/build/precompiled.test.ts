@@ -21,9 +21,10 @@ describe('the renderer compiled at install time', () => {
     expect(existsSync(path.join(installed.dir, 'entry.mjs'))).toBe(true);
     expect(installed.styles.length).toBeGreaterThan(0);
 
-    // A user's build: nothing compiled, nothing written into the data directory's cache.
+    // A user's build (the CLI names the package root with a trailing separator): nothing compiled, nothing
+    // written into the data directory's cache.
     const cache = path.join(await tempDir('precompiled-data'), 'cache', 'renderer');
-    const used = await compileRenderer(root, cache);
+    const used = await compileRenderer(`${root}${path.sep}`, cache);
     expect(used.dir).toBe(installed.dir);
     expect(used.compiled).toBeUndefined();
     expect(existsSync(cache)).toBe(false);
