@@ -165,9 +165,9 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
   const siteKey = hash(indexKey, repositoriesKey(cwds));
   const outcomes = gitOutcomes(everySession);
   const outputs: Record<string, OutputRecord> = {};
-  // The base is read at render time (like href() does), so it follows --site-url whatever the bundle saw.
+  // The base is read at render time (like href() does): the bundle is compiled at the root.
   const siteUrl = process.env.AGENT_LOGBOOK_SITE_URL;
-  const base = siteUrl ? siteAndBase(siteUrl).base : renderer.base;
+  const base = siteUrl ? siteAndBase(siteUrl).base : '/';
   const styleHrefs = renderer.styles.map((style) => `${base.replace(/\/$/, '')}/${style}`);
 
   const stale: RouteToRender[][] = [];

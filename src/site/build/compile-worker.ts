@@ -1,20 +1,19 @@
 import path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Plugin, UserConfig } from 'vite';
-import { siteAndBase } from '../../model/site-url.ts';
 
 export interface CompileTask {
   packageRoot: string;
   /** Where the bundle goes (emptied first). */
   outDir: string;
-  /** `--site-url`, for Astro's `site` and `base`. */
-  siteUrl: string | undefined;
 }
 
-export type CompileResult = { ok: true; base: string } | { ok: false; message: string; stack?: string };
+export type CompileResult = { ok: true } | { ok: false; message: string; stack?: string };
 
 /** Compiles the pages into one SSR bundle with Vite and Astro's own plugins (see compileRenderer). */
-async function compile({ packageRoot, outDir, siteUrl }: CompileTask): Promise<string> {
+// Compiled at the site's root, with no `site`: the pages read the site URL and its base path when they render
+// (see href()), so one bundle serves every build.
+async function compile({ packageRoot, outDir }: CompileTask): Promise<void> {
   const { build } = await import('vite');
   const { getViteConfig } = await import('astro/config');
   const shim = path.join(packageRoot, 'src', 'site', 'content-shim.ts');
@@ -46,7 +45,7 @@ async function compile({ packageRoot, outDir, siteUrl }: CompileTask): Promise<s
       rollupOptions: { output: { format: 'esm', entryFileNames: 'entry.mjs' } },
     },
   };
-  const config = await getViteConfig(userConfig, { root: packageRoot, logLevel: 'error', ...siteAndBase(siteUrl) })({
+  const config = await getViteConfig(userConfig, { root: packageRoot, logLevel: 'error' })({
     mode: 'production',
     command: 'build',
   });
@@ -55,11 +54,10 @@ async function compile({ packageRoot, outDir, siteUrl }: CompileTask): Promise<s
   // This thread's own copy of the environment: the parent's NODE_ENV is untouched.
   process.env.NODE_ENV = 'production';
   await build({ ...config, configFile: false });
-  return typeof config.base === 'string' ? config.base : '/';
 }
 
 compile(workerData as CompileTask).then(
-  (base) => parentPort!.postMessage({ ok: true, base } satisfies CompileResult),
+  () => parentPort!.postMessage({ ok: true } satisfies CompileResult),
   (error: unknown) =>
     parentPort!.postMessage({
       ok: false,

@@ -13,8 +13,6 @@ export interface CompiledRenderer {
   entry: string;
   /** Emitted stylesheets, relative to `dir` (`_astro/….css`). */
   styles: string[];
-  /** Astro's `base` the bundle was compiled with, as `href()` sees it. */
-  base: string;
   /** Compiled by this call (else found compiled by an earlier build). */
   compiled?: boolean;
 }
@@ -110,14 +108,13 @@ async function compileInto(packageRoot: string, cacheDir: string, hash: string):
   const staging = `${dir}.tmp-${process.pid}-${Date.now()}`;
   // In a thread of its own: Vite, Rollup and Astro's compiler stay loaded after a build, about 100 MB this
   // process would carry through the page rendering; a thread's memory goes when it ends.
-  // Always at the root: the pages' links follow --site-url at render time (see href()).
-  const { base } = await compileInWorker({ packageRoot, outDir: staging, siteUrl: undefined });
+  await compileInWorker({ packageRoot, outDir: staging });
   const styles = (await fs.readdir(path.join(staging, '_astro')).catch(() => [] as string[]))
     .filter((name) => name.endsWith('.css'))
     .sort()
     .map((name) => `_astro/${name}`);
-  const compiled: CompiledRenderer = { hash, dir, entry: path.join(dir, 'entry.mjs'), styles, base, compiled: true };
-  await fs.writeFile(path.join(staging, MANIFEST), JSON.stringify({ styles, base }));
+  const compiled: CompiledRenderer = { hash, dir, entry: path.join(dir, 'entry.mjs'), styles, compiled: true };
+  await fs.writeFile(path.join(staging, MANIFEST), JSON.stringify({ styles }));
   await fs.rm(dir, { recursive: true, force: true });
   try {
     await fs.rename(staging, dir);
@@ -132,11 +129,8 @@ async function compileInto(packageRoot: string, cacheDir: string, hash: string):
 
 async function readCompiled(dir: string): Promise<CompiledRenderer | undefined> {
   try {
-    const { styles, base } = JSON.parse(await fs.readFile(path.join(dir, MANIFEST), 'utf8')) as {
-      styles: string[];
-      base: string;
-    };
-    return { hash: path.basename(dir), dir, entry: path.join(dir, 'entry.mjs'), styles, base };
+    const { styles } = JSON.parse(await fs.readFile(path.join(dir, MANIFEST), 'utf8')) as { styles: string[] };
+    return { hash: path.basename(dir), dir, entry: path.join(dir, 'entry.mjs'), styles };
   } catch {
     return undefined;
   }
@@ -150,14 +144,14 @@ async function removeOtherRenderers(cacheDir: string, keep: string): Promise<voi
   }
 }
 
-function compileInWorker(task: CompileTask): Promise<{ base: string }> {
+function compileInWorker(task: CompileTask): Promise<void> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(COMPILE_WORKER, { workerData: task });
     let result: CompileResult | undefined;
     worker.once('message', (message: CompileResult) => (result = message));
     worker.once('error', reject);
     worker.once('exit', (code) => {
-      if (result?.ok) resolve({ base: result.base });
+      if (result?.ok) resolve();
       else if (result) reject(Object.assign(new Error(result.message), { stack: result.stack }));
       else reject(new Error(`compiling the page templates stopped (exit code ${code})`));
     });
