@@ -10,13 +10,15 @@ export const MAX_JSON_BYTES = 64 * 1024 * 1024;
 export const API_HISTORY = 'api_conversation_history.json';
 export const UI_MESSAGES = 'ui_messages.json';
 export const TASK_METADATA = 'task_metadata.json';
+/** Roo Code 3.50 on (and Kilo Code builds that follow it): the task's `HistoryItem`, which names its parent task. */
+export const HISTORY_ITEM = 'history_item.json';
 /** Cline before v2 named the API history this. */
 export const LEGACY_API_HISTORY = 'claude_messages.json';
 
 /** One task folder's files that exist, in the order they are read. */
 export async function taskFiles(dir: string): Promise<string[]> {
   const out: string[] = [];
-  for (const name of [API_HISTORY, LEGACY_API_HISTORY, UI_MESSAGES, TASK_METADATA]) {
+  for (const name of [API_HISTORY, LEGACY_API_HISTORY, UI_MESSAGES, TASK_METADATA, HISTORY_ITEM]) {
     const file = path.join(dir, name);
     if (statOrUndefined(file)?.isFile()) out.push(file);
   }

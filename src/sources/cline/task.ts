@@ -40,13 +40,15 @@ export function versionLabel(origin: Origin, version: string | undefined, host: 
   return `${origin.product}${version ? ` ${version}` : ''}${where ? ` (${where})` : ''}`;
 }
 
-/** One task folder (`tasks/<id>/`) as a session; `files` are the task's files that exist (see `taskFiles`). */
+/** One task folder (`tasks/<id>/`) as a session; `files` are the task's files that exist (see `taskFiles`).
+ * `prefix` marks the ids of a subtask read as a thread of its parent's session. */
 export async function readTask(
   root: string,
   dir: string,
   files: string[],
   origin: Origin,
   warn: WarningSink,
+  prefix = '',
 ): Promise<Session | undefined> {
   const find = (name: string) => files.find((f) => path.basename(f) === name);
   const apiFile = find(API_HISTORY) ?? find(LEGACY_API_HISTORY);
@@ -56,7 +58,7 @@ export async function readTask(
   const uiList = await readArray(uiFile, warn);
   const ui = uiList && uiFile ? indexUi(uiList, uiFile, warn) : undefined;
   const api = await readArray(apiFile, warn);
-  const builder = new MessageBuilder('');
+  const builder = new MessageBuilder(prefix);
   if (api && apiFile) {
     normalizeApiHistory(api, { file: apiFile, uiFile, ui, modelAt: metadata.modelAt, warn }, builder);
   } else if (ui && uiFile) {
