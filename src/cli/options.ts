@@ -51,6 +51,13 @@ export const SOURCE_PATH_FLAGS = [
     help: 'OpenCode data dir with opencode.db or storage/ (default: $XDG_DATA_HOME/opencode, else <home>/.local/share/opencode)',
   },
   {
+    key: 'gooseDir',
+    flag: '--goose-dir <dir>',
+    help:
+      'Goose data dir with sessions/sessions.db or sessions/*.jsonl (default: $GOOSE_PATH_ROOT/data, ' +
+      '$XDG_DATA_HOME/goose, else <home>/.local/share/goose; %APPDATA%\\Block\\goose\\data on Windows)',
+  },
+  {
     key: 'clineDir',
     flag: '--cline-dir <dir>',
     help: "a Cline / Roo Code / Kilo Code extension's globalStorage folder (default: each editor's, per OS)",

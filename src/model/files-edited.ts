@@ -3,7 +3,7 @@ import type { ToolCall } from './message.ts';
 /** Which files a tool call edits, by what the call asked for (not by whether it worked). */
 
 /** Tools that name one file they write, and the argument keys that may name it (the first present wins):
- * Claude Code, Amazon Q and Kiro, Gemini CLI, Copilot CLI, Cursor, OpenCode, Cline / Roo / Kilo. */
+ * Claude Code, Amazon Q and Kiro, Gemini CLI, Copilot CLI, Cursor, OpenCode, Goose, Cline / Roo / Kilo. */
 const FILE_TOOLS: Record<string, readonly string[]> = {
   Edit: ['file_path'],
   MultiEdit: ['file_path'],
@@ -11,7 +11,7 @@ const FILE_TOOLS: Record<string, readonly string[]> = {
   NotebookEdit: ['notebook_path'],
   fs_write: ['path'],
   write: ['path', 'filePath'],
-  edit: ['path', 'filePath'],
+  edit: ['path', 'filePath', 'file_path'],
   create: ['path'],
   replace: ['file_path'],
   write_file: ['file_path'],
@@ -21,7 +21,13 @@ const FILE_TOOLS: Record<string, readonly string[]> = {
   write_to_file: ['path'],
   replace_in_file: ['path'],
   apply_diff: ['path'],
+  developer__text_editor: ['path'],
+  developer__write: ['path'],
+  developer__edit: ['path'],
 };
+
+/** Tools whose `command` may only read: those commands edit nothing (Goose's text editor). */
+const READ_COMMANDS: Record<string, readonly string[]> = { developer__text_editor: ['view'] };
 
 /** Tools whose input may carry an apply_patch patch (Codex: freeform apply_patch, or through the shell). */
 const PATCH_TOOLS = new Set([
@@ -40,6 +46,7 @@ export function editedFiles(call: Pick<ToolCall, 'name' | 'arguments' | 'argumen
   const keys = FILE_TOOLS[call.name];
   if (keys) {
     const args = argumentsObject(call);
+    if (READ_COMMANDS[call.name]?.includes(String(args?.command))) return [];
     const file = keys.map((k) => args?.[k]).find((v): v is string => typeof v === 'string' && v.length > 0);
     return file ? [file] : [];
   }

@@ -10,6 +10,7 @@ export const SOURCE_LABELS: Readonly<Record<string, string>> = {
   'copilot-cli': 'Copilot CLI',
   cursor: 'Cursor',
   opencode: 'OpenCode',
+  goose: 'Goose',
   cline: 'Cline',
   messages: 'Custom agent',
 } satisfies Record<SourceId, string>;

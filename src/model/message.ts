@@ -11,6 +11,7 @@ export const SOURCE_IDS = [
   'copilot-cli',
   'cursor',
   'opencode',
+  'goose',
   'cline',
   'messages',
 ] as const;

@@ -5,6 +5,7 @@ import { codex } from './codex/index.ts';
 import { copilotCli } from './copilot-cli/index.ts';
 import { cursor } from './cursor/index.ts';
 import { geminiCli } from './gemini-cli/index.ts';
+import { goose } from './goose/index.ts';
 import { messages } from './messages/index.ts';
 import { openCode } from './opencode/index.ts';
 import type { Source } from './source.ts';
@@ -18,6 +19,7 @@ export const SOURCES: readonly Source[] = [
   copilotCli,
   cursor,
   openCode,
+  goose,
   cline,
   messages,
 ];

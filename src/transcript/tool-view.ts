@@ -105,10 +105,12 @@ const TOOL_FAMILIES: Record<string, readonly string[]> = {
     'search_replace',
     'edit_file',
     'editfile',
+    'developer__edit',
   ],
   multiedit: ['multiedit', 'replace_in_file', 'apply_diff'],
-  write: ['write', 'create', 'write_file', 'notebookedit', 'write_to_file'],
-  fs_write: ['fs_write'],
+  write: ['write', 'create', 'write_file', 'notebookedit', 'write_to_file', 'developer__write'],
+  // One tool whose `command` says which edit (Amazon Q, Goose's text editor).
+  fs_write: ['fs_write', 'developer__text_editor'],
   patch: ['apply_patch', 'patch'],
   read: ['read', 'fs_read', 'read_file', 'view', 'readfile'],
   shell: [
@@ -122,8 +124,18 @@ const TOOL_FAMILIES: Record<string, readonly string[]> = {
     'run_shell_command',
     'run_terminal_cmd',
     'execute_command',
+    'developer__shell',
   ],
-  todo: ['todowrite', 'update_plan', 'todo_list', 'write_todos', 'todo_write', 'update_todo_list', 'todo'],
+  todo: [
+    'todowrite',
+    'update_plan',
+    'todo_list',
+    'write_todos',
+    'todo_write',
+    'update_todo_list',
+    'todo',
+    'todo__todo_write',
+  ],
   fetch: ['webfetch', 'web_fetch', 'fetch'],
   search: ['websearch', 'web_search', 'web_search_call', 'search_web', 'google_web_search'],
   task: ['task', 'agent', 'spawn_agent', 'subagent', 'new_task'],
@@ -184,6 +196,9 @@ export function toolInputView(call: ToolCall): ToolInputView {
       return { kind: 'diff', files: [{ path, action: 'update', lines: lineDiff(args.old_str, args.new_str) }] };
     if (family === 'edit' && typeof args.oldString === 'string' && typeof args.newString === 'string')
       return { kind: 'diff', files: [{ path, action: 'update', lines: lineDiff(args.oldString, args.newString) }] };
+    // Goose's developer `edit`: `before` replaced by `after`.
+    if (family === 'edit' && typeof args.before === 'string' && typeof args.after === 'string')
+      return { kind: 'diff', files: [{ path, action: 'update', lines: lineDiff(args.before, args.after) }] };
     if (family === 'multiedit' && Array.isArray(args.edits)) {
       const lines = (args.edits as Args[]).flatMap((e, i) => [
         ...(i > 0 ? [{ op: '@' as const, text: `edit ${i + 1}` }] : []),
@@ -194,6 +209,11 @@ export function toolInputView(call: ToolCall): ToolInputView {
     // Amazon Q's fs_write and Kiro's write: one tool, its `command` says which edit.
     if (family === 'fs_write' || (family === 'write' && typeof args.command === 'string')) {
       const command = str(args.command);
+      // Goose's text editor also reads.
+      if (command === 'view' && path) {
+        const range = Array.isArray(args.view_range) ? `lines ${args.view_range.map(String).join('–')}` : undefined;
+        return { kind: 'read', path, range };
+      }
       const oldText = str(args.old_str) ?? str(args.oldStr) ?? '';
       const newText = str(args.new_str) ?? str(args.newStr);
       if (command === 'str_replace' || command === 'strReplace')
@@ -247,7 +267,9 @@ export function toolInputView(call: ToolCall): ToolInputView {
           ? args.plan
           : typeof args.todos === 'string'
             ? checklistItems(args.todos)
-            : undefined;
+            : typeof args.content === 'string'
+              ? checklistItems(args.content)
+              : undefined;
       if (list)
         return {
           kind: 'todo',
