@@ -40,7 +40,7 @@ describe('every assistant of the demo home in one build', () => {
     for (const line of [
       /^Gemini CLI: .*\.gemini: 1 session\b/m,
       /^Copilot CLI: .*\.copilot\/session-state: 1 session\b/m,
-      /^Cursor: .*\.cursor, .*state\.vscdb: 4 sessions/m,
+      /^Cursor: .*\.cursor, .*state\.vscdb: 5 sessions/m,
       /^OpenCode: .*opencode\.db: 2 sessions/m,
       /^Cline \/ Roo Code \/ Kilo Code: .*saoudrizwan\.claude-dev: 1 session\b/m,
     ]) {

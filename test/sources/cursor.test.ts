@@ -16,7 +16,12 @@ const MTIME = new Date('2026-03-10T09:30:00Z');
 async function demoHome(): Promise<{ home: string; dotCursor: string; db: string }> {
   const home = await tempDir('cursor-home');
   const dotCursor = path.join(home, '.cursor');
-  await fs.cp(path.join(FIXTURE_HOME, '.cursor'), dotCursor, { recursive: true });
+  // The CLI's chat stores have their own tests (cursor-cli.test.ts).
+  const chats = path.join(FIXTURE_HOME, '.cursor', 'chats');
+  await fs.cp(path.join(FIXTURE_HOME, '.cursor'), dotCursor, {
+    recursive: true,
+    filter: (src) => !src.startsWith(chats),
+  });
   for (const entry of await fs.readdir(dotCursor, { recursive: true, withFileTypes: true }))
     if (entry.isFile()) await fs.utimes(path.join(entry.parentPath, entry.name), MTIME, MTIME);
   const db = await writeDemoCursorDb(home);

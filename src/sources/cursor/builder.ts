@@ -13,6 +13,8 @@ export interface DraftOrigin {
   event_type: string;
   /** A time the record itself carries (ISO UTC). */
   time?: string;
+  /** `time` is an estimate (e.g. a CLI chat's creation, given to its first message). */
+  estimated?: boolean;
   uuid?: string;
   /** Kept whole on `kind: 'unknown'` messages. */
   record?: unknown;
@@ -38,6 +40,7 @@ export class ThreadBuilder {
       const m: NormalizedMessage = {
         id: `#${local}`,
         timestamp: origin.time ?? '',
+        ...(origin.time && origin.estimated ? { timestamp_estimated: true } : {}),
         role: d.role,
         source_type: d.source_type,
         segments: d.segments,

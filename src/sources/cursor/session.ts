@@ -9,11 +9,13 @@ import { LAST_MESSAGE_AFTER_MS, ThreadBuilder } from './builder.ts';
 import { addBubble, orderedBubbles, type Composer } from './bubbles.ts';
 import type { CursorDb } from './db-reader.ts';
 import { cwdFromSlug } from './slug.ts';
+import { chatThread } from './store-messages.ts';
+import type { CliChat } from './store-reader.ts';
 import { isObject, isoOf, str } from './text.ts';
 import { addTranscriptLine } from './transcript-jsonl.ts';
 import { addTextTranscript } from './transcript-txt.ts';
 import type { TranscriptGroup } from './transcripts.ts';
-import { workspaceFolder } from './workspace.ts';
+import { cwdFromHash, workspaceFolder } from './workspace.ts';
 
 /** A legacy `.txt` transcript is read whole: past this size it is skipped with a warning. */
 const MAX_TXT_BYTES = 64 * 1024 * 1024;
@@ -64,42 +66,58 @@ function composerThread(source: ComposerSource, warn: WarningSink, models: Set<s
 
 const prompts = (messages: NormalizedMessage[]) => messages.filter((m) => m.metadata?.kind === 'prompt');
 
+/** A CLI chat's end when it has no `meta.json`: its store's mtime, unless that is more than half a day after the
+ * chat was created (a store touched later, copied or restored: see ThreadBuilder.finish), then its creation. */
+function storeEnd(chat: CliChat): string {
+  const mtime = new Date(chat.mtimeMs).toISOString();
+  if (!chat.createdAt) return mtime;
+  const after = chat.mtimeMs - Date.parse(chat.createdAt);
+  return after >= 0 && after <= LAST_MESSAGE_AFTER_MS ? mtime : chat.createdAt;
+}
+
 /**
- * One conversation as a session: from its transcript files, its `composerData` in the editor's database, or both
- * (the composer id is the transcript's uuid). With both, the bubbles are the messages when they hold at least
- * the transcript's prompts (they carry times, tool results, thinking and token counts); otherwise the transcript
- * is, its prompts dated from the bubbles in order. Title, times and model come from the composer when there is one.
+ * One conversation as a session: from its transcript files, its `composerData` in the editor's database, its CLI
+ * chat store (`store.db`), or several of them (the composer id and the CLI's agent id are the transcript's
+ * uuid). The richest copy gives the messages: the first of bubbles (times, results, thinking, tokens), store
+ * (results, thinking) and transcript that holds at least as many prompts as each other; when that is not the
+ * bubbles, its undated prompts are dated from them in order. Title, times and model come from the composer when
+ * there is one, else from the store's metadata.
  */
 export async function buildSession(
   id: string,
   group: TranscriptGroup | undefined,
   composer: ComposerSource | undefined,
   warn: WarningSink,
+  chat?: CliChat,
 ): Promise<Session | undefined> {
   const models = new Set<string>();
   const files: string[] = [];
   const c = composer?.composer;
   const db = composer ? composerThread(composer, warn, models) : undefined;
+  const cli = chat ? chatThread(chat, warn, models) : undefined;
   const main = group?.main ? await readTranscript(group.main, warn) : undefined;
   const times = group?.main ? await fileTimes(group.main) : undefined;
-  const created = isoOf(c?.createdAt);
-  const updated = isoOf(c?.lastUpdatedAt) ?? created;
-  const fallbackStart = created ?? times?.start ?? new Date(composer?.db.mtimeMs ?? 0).toISOString();
+  const composerCreated = isoOf(c?.createdAt);
+  const created = composerCreated ?? chat?.createdAt;
+  const updated =
+    (isoOf(c?.lastUpdatedAt) ?? composerCreated) || (chat ? (chat.updatedAt ?? storeEnd(chat)) : undefined);
+  const fallbackStart = created ?? times?.start ?? new Date(composer?.db.mtimeMs ?? chat?.mtimeMs ?? 0).toISOString();
   const fallbackEnd = updated ?? times?.end ?? fallbackStart;
 
-  const useDb =
-    db !== undefined &&
-    db.messages.length > 0 &&
-    (!main || prompts(db.messages).length >= prompts(main.messages).length);
-  let thread: ThreadBuilder | undefined = useDb ? db : main;
-  if (!useDb && main && db) {
-    const dbPrompts = prompts(db.messages).filter((m) => m.timestamp);
-    prompts(main.messages).forEach((m, i) => {
-      if (!m.timestamp && dbPrompts[i]) m.timestamp = dbPrompts[i]!.timestamp;
+  const copies = [db, cli, main].filter((t): t is ThreadBuilder => t !== undefined && t.messages.length > 0);
+  const most = Math.max(0, ...copies.map((t) => prompts(t.messages).length));
+  let thread: ThreadBuilder | undefined = copies.find((t) => prompts(t.messages).length >= most);
+  // Undated prompts take the times of the other copies' dated prompts, in order (the bubbles' first).
+  for (const other of [db, main]) {
+    if (!thread || !other || other === thread) continue;
+    const dated = prompts(other.messages).filter((m) => m.timestamp);
+    prompts(thread.messages).forEach((m, i) => {
+      if (!m.timestamp && dated[i]) m.timestamp = dated[i]!.timestamp;
     });
   }
   if (group?.main) files.push(group.main);
   if (composer) files.push(composer.db.file);
+  if (chat) files.push(...chat.ref.files);
   if (!thread) thread = new ThreadBuilder();
   const messages = thread.finish(fallbackStart, fallbackEnd);
 
@@ -125,10 +143,12 @@ export async function buildSession(
       .split('\n')
       .find((l) => l.trim())
       ?.trim() ?? '';
-  const title = str(c?.name) ?? (line ? (line.length > 80 ? `${line.slice(0, 79)}…` : line) : id);
+  const title = str(c?.name) ?? chat?.name ?? (line ? (line.length > 80 ? `${line.slice(0, 79)}…` : line) : id);
   const seen = seenPaths([...messages, ...subagents.flatMap((s) => s.messages)]);
-  let cwd = group ? cwdFromSlug(group.slug, seen) : '';
-  if (!group && composer) cwd = (await workspaceFolder(composer.db.file, c!)) ?? '';
+  // A CLI chat's folder is named after the MD5 of its workspace path: a path that hashes to it is the cwd.
+  let cwd = chat?.cwd ?? (chat && cwdFromHash(chat.ref.workspaceHash, [...seen, ...contextPaths(messages)])) ?? '';
+  if (!cwd && group) cwd = cwdFromSlug(group.slug, seen);
+  if (!cwd && composer) cwd = (await workspaceFolder(composer.db.file, c!)) ?? '';
   return {
     source: 'cursor',
     sessionId: id,
@@ -142,6 +162,16 @@ export async function buildSession(
     subagents,
     warnings: [],
   };
+}
+
+/** Absolute paths written in injected context (the CLI's `<user_info>` names the workspace). */
+function contextPaths(messages: NormalizedMessage[]): string[] {
+  const out: string[] = [];
+  for (const m of messages) {
+    if (m.metadata?.kind !== 'injected') continue;
+    for (const s of m.segments) out.push(...((s.text ?? '').match(/(?:[A-Za-z]:)?[\\/][^\s"'`<>()]+/g) ?? []));
+  }
+  return out;
 }
 
 /** Absolute paths named in tool arguments, which show where the workspace is. */

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openRegular } from '../../util/fs.ts';
@@ -43,4 +44,27 @@ function fromUri(uri: string | undefined): string | undefined {
     // A Windows path seen on Linux (file:///c%3A/Users/…): decode it by hand.
     return decodeURIComponent(uri.slice('file://'.length)).replace(/^\/([A-Za-z]:)/, '$1');
   }
+}
+
+/**
+ * The folder a CLI chat ran in: its store sits under `chats/<md5 of the workspace's absolute path>/`. The
+ * longest leading part of a path the chat names whose MD5 is that hash; undefined when none is.
+ */
+export function cwdFromHash(hash: string, seenPaths: Iterable<string>): string | undefined {
+  if (!/^[0-9a-f]{32}$/i.test(hash)) return undefined;
+  const want = hash.toLowerCase();
+  const tried = new Set<string>();
+  let best: string | undefined;
+  for (const seen of seenPaths) {
+    const native = seen.startsWith('file://') ? (fromUri(seen) ?? seen) : seen;
+    const sep = /^[A-Za-z]:\\/.test(native) ? '\\' : '/';
+    const parts = native.split(/[\\/]/);
+    for (let n = parts.length; n > 1; n -= 1) {
+      const prefix = parts.slice(0, n).join(sep);
+      if (!prefix || tried.has(prefix) || (best && prefix.length <= best.length)) continue;
+      tried.add(prefix);
+      if (createHash('md5').update(prefix).digest('hex') === want) best = prefix;
+    }
+  }
+  return best;
 }

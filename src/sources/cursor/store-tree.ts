@@ -1,0 +1,41 @@
+/**
+ * A tree node of the CLI's `store.db`: a protobuf message whose repeated field 1 (bytes, tag `0x0a`, length
+ * `0x20`) holds the raw 32-byte SHA-256 ids of its children in order. Other fields (the root also keeps e.g. a
+ * context-size snapshot) are skipped by their wire type. Returns the children as lower-case hex, or undefined
+ * when the bytes are not a well-formed protobuf message.
+ */
+export function childIds(data: Buffer): string[] | undefined {
+  const out: string[] = [];
+  let at = 0;
+  const varint = (): number | undefined => {
+    let value = 0;
+    let scale = 1;
+    for (let i = 0; i < 10; i += 1) {
+      if (at >= data.length) return undefined;
+      const byte = data[at++]!;
+      value += (byte & 0x7f) * scale;
+      if ((byte & 0x80) === 0) return value;
+      scale *= 128;
+    }
+    return undefined;
+  };
+  while (at < data.length) {
+    const key = varint();
+    if (key === undefined) return undefined;
+    const field = Math.floor(key / 8);
+    const wire = key % 8;
+    if (field === 0) return undefined;
+    if (wire === 0) {
+      if (varint() === undefined) return undefined;
+    } else if (wire === 1 || wire === 5) {
+      at += wire === 1 ? 8 : 4;
+      if (at > data.length) return undefined;
+    } else if (wire === 2) {
+      const length = varint();
+      if (length === undefined || at + length > data.length) return undefined;
+      if (field === 1 && length === 32) out.push(data.subarray(at, at + length).toString('hex'));
+      at += length;
+    } else return undefined;
+  }
+  return out;
+}
