@@ -1,5 +1,5 @@
 /**
- * Writes the demo home's SQLite databases (Amazon Q and Kiro CLI, Cursor, OpenCode) into the fixture home
+ * Writes the demo home's SQLite databases (Amazon Q and Kiro CLI, Cursor, OpenCode, Goose) into the fixture home
  * (their paths are gitignored: generated, never committed), from the hand-written fixtures:
  *   npx tsx scripts/make-demo-databases.ts [home]      (default: fixtures/home)
  */

@@ -5,6 +5,7 @@ import { CLINE_PROFILE, clineTasks, generateCline } from './generate-cline.ts';
 import { COPILOT_PROFILE, generateCopilot } from './generate-copilot.ts';
 import { CURSOR_PROFILE, cursorDatabase, generateCursor } from './generate-cursor.ts';
 import { GEMINI_PROFILE, generateGemini } from './generate-gemini.ts';
+import { generateGoose, GOOSE_PROFILE, gooseDatabase } from './generate-goose.ts';
 import { generateOpenCode, OPENCODE_PROFILE, openCodeDatabase } from './generate-opencode.ts';
 import { scaleSessionProfile, type SessionProfile } from './profile.ts';
 
@@ -40,6 +41,12 @@ export const OTHER_SOURCES = {
     profile: OPENCODE_PROFILE,
     generate: generateOpenCode,
     paths: (home) => [openCodeDatabase(home)],
+  },
+  goose: {
+    label: 'Goose',
+    profile: GOOSE_PROFILE,
+    generate: generateGoose,
+    paths: (home) => [gooseDatabase(home)],
   },
   cline: {
     label: 'Cline',

@@ -42,13 +42,14 @@ describe('every assistant of the demo home in one build', () => {
       /^Copilot CLI: .*\.copilot\/session-state: 1 session\b/m,
       /^Cursor: .*\.cursor, .*state\.vscdb: 5 sessions/m,
       /^OpenCode: .*opencode\.db: 2 sessions/m,
+      /^Goose: .*sessions\.db: 2 sessions/m,
       /^Cline \/ Roo Code \/ Kilo Code: .*saoudrizwan\.claude-dev: 1 session\b/m,
     ]) {
       expect(build.stderr).toMatch(line);
     }
     const sources = new Set(summaries.map((s) => s.source));
     expect([...sources].sort()).toEqual(
-      ['amazon-q', 'claude-code', 'cline', 'codex', 'copilot-cli', 'cursor', 'gemini-cli', 'opencode'].sort(),
+      ['amazon-q', 'claude-code', 'cline', 'codex', 'copilot-cli', 'cursor', 'gemini-cli', 'goose', 'opencode'].sort(),
     );
   });
 
@@ -110,5 +111,21 @@ describe('every assistant of the demo home in one build', () => {
     }
     const copilot = await page(find('copilot-cli', /^Fix the add\(\) test/));
     expect(copilot).toContain('class="shell code-block"');
+  });
+  it('shows Goose beside the others: its day and project, session tokens and dollars, edits as diffs, shell as shell', async () => {
+    const goose = find('goose', /^Fix the signup form validation/);
+    expect(goose.cwd).toBe('/home/alice/work/webapp');
+    expect(goose.startedAt.slice(0, 10)).toBe('2026-03-11');
+    expect(goose.stats.tokens).toMatchObject({ input: 18400, output: 1250 });
+    expect(goose.stats.recordedUsd).toBeCloseTo(0.0741, 9);
+    expect(goose.stats.toolUsesByName).toMatchObject({ developer__text_editor: 2, developer__shell: 1 });
+    const day = decodeEntities(await fs.readFile(path.join(out, 'days', '2026-03-11', 'index.html'), 'utf8'));
+    expect(day).toContain('Fix the signup form validation');
+    expect(day).toContain('Goose');
+    const project = decodeEntities(await fs.readFile(path.join(out, 'projects', goose.project, 'index.html'), 'utf8'));
+    expect(project).toContain('Goose');
+    const html = await page(goose);
+    expect(html).toContain('class="diff code-block"');
+    expect(html).toContain('class="shell code-block"');
   });
 });
