@@ -63,8 +63,14 @@ export function writeChatStore(chatDir: string, spec: StoreSpec, options: { keep
   });
   const node = (children: string[], extra: Buffer[] = []) =>
     Buffer.concat([...children.map((id) => field(1, Buffer.from(id, 'hex'))), ...extra]);
-  // Fields the reader must skip: a workspace string (field 9, as in public test stores) and a varint (field 2).
-  const extra = [field(9, Buffer.from('/work/space')), Buffer.from([0x10, 0x96, 0x01])];
+  // Fields the reader must skip: a workspace string (field 9, as in public test stores), a varint (field 2), and
+  // field 8, a 32-byte hash naming no stored blob (seen in real roots), after bytes that hold `0a 20`.
+  const extra = [
+    field(9, Buffer.from('/work/space')),
+    Buffer.from([0x10, 0x96, 0x01]),
+    field(3, Buffer.from([0x0a, 0x20, 0xe3, 0x1a])),
+    field(8, createHash('sha256').update('not stored').digest()),
+  ];
   let rootChildren = ids;
   if (spec.nested) {
     const half = Math.ceil(ids.length / 2);
@@ -74,7 +80,7 @@ export function writeChatStore(chatDir: string, spec: StoreSpec, options: { keep
   const meta = {
     agentId: spec.agentId,
     ...(spec.noRoot ? {} : { latestRootBlobId: root }),
-    name: spec.name,
+    name: spec.name ?? 'New Agent',
     mode: 'default',
     createdAt: spec.createdAt,
     lastUsedModel: spec.lastUsedModel,

@@ -6,6 +6,7 @@ import { collect } from '../../src/collect/collect.ts';
 import type { NormalizedMessage } from '../../src/model/message.ts';
 import type { SessionSummary } from '../../src/model/session.ts';
 import { createCursorSource, cursor } from '../../src/sources/cursor/index.ts';
+import { childIds } from '../../src/sources/cursor/store-tree.ts';
 import {
   chatDirFor,
   CLI_IDS,
@@ -296,5 +297,18 @@ describe('cursor CLI chat stores (store.db)', () => {
     const file = await writeDemoChatStore(h);
     expect([...(await run(h, [path.join(dotCursor, 'chats')])).byId.keys()]).toEqual([F]);
     expect([...(await run(h, [file])).byId.keys()]).toEqual([F]);
+  });
+});
+
+describe('store tree nodes', () => {
+  it('takes field 1 ids only, walking keys; refuses a field 1 that is not 32-byte ids', () => {
+    const id = (n: number) => Buffer.alloc(32, n);
+    const f = (n: number, b: Buffer) => Buffer.concat([Buffer.from([(n << 3) | 2, b.length]), b]);
+    const node = Buffer.concat([f(1, id(1)), f(3, Buffer.from([0x0a, 0x20])), f(8, id(8)), f(1, id(2))]);
+    expect(childIds(node)).toEqual([id(1).toString('hex'), id(2).toString('hex')]);
+    expect(childIds(Buffer.concat([f(1, id(1)), f(1, Buffer.from('short'))]))).toBeUndefined();
+    expect(childIds(Buffer.from([0x08, 0x01]))).toBeUndefined(); // field 1 as a varint
+    expect(childIds(Buffer.from([0x0a, 0x20, 0x01]))).toBeUndefined(); // cut short
+    expect(childIds(Buffer.alloc(0))).toEqual([]);
   });
 });

@@ -31,6 +31,9 @@ export interface CliChat {
   entries: StoreEntry[];
 }
 
+/** The name a chat has until it is given one (seen in real metadata): no title. */
+const UNNAMED = new Set(['New Agent', 'New Chat']);
+
 /** A tree deeper than this is not followed further (a real conversation is one level under its root). */
 const MAX_DEPTH = 64;
 /** `meta.json` is one small JSON document: past this size it is not read. */
@@ -64,7 +67,7 @@ export async function readChatStore(ref: ChatStoreRef, options: OpenOptions = {}
     }
     const createdAt = isoOf(meta.createdAt) ?? isoOf(sidecar.createdAtMs);
     const updatedAt = isoOf(sidecar.updatedAtMs);
-    const name = str(meta.name)?.trim() || str(sidecar.title)?.trim();
+    const name = [str(meta.name), str(sidecar.title)].map((n) => n?.trim()).find((n) => n && !UNNAMED.has(n));
     const model = str(meta.lastUsedModel);
     const cwd = str(sidecar.cwd);
     return {
@@ -149,7 +152,7 @@ function walk(db: Database.Database, root: string): StoreEntry[] {
       return;
     }
     const children = childIds(data);
-    if (!children) {
+    if (!children || (depth > 0 && children.length === 0)) {
       out.push({ blobId: id, position, bad: 'neither a JSON message nor a tree node' });
       return;
     }

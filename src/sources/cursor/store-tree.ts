@@ -1,8 +1,10 @@
 /**
  * A tree node of the CLI's `store.db`: a protobuf message whose repeated field 1 (bytes, tag `0x0a`, length
- * `0x20`) holds the raw 32-byte SHA-256 ids of its children in order. Other fields (the root also keeps e.g. a
- * context-size snapshot) are skipped by their wire type. Returns the children as lower-case hex, or undefined
- * when the bytes are not a well-formed protobuf message.
+ * `0x20`) holds the raw 32-byte SHA-256 ids of its children in order. Other fields (the root also keeps a
+ * context-size snapshot, and another 32-byte hash in field 8) are skipped by their wire type, key by key: never
+ * by looking for the bytes `0a 20`, which also occur inside other fields. Returns the children as lower-case hex,
+ * or undefined when the bytes are not a well-formed protobuf message or field 1 is not 32-byte ids (refused
+ * rather than skipped: a shorter list would look complete).
  */
 export function childIds(data: Buffer): string[] | undefined {
   const out: string[] = [];
@@ -24,7 +26,7 @@ export function childIds(data: Buffer): string[] | undefined {
     if (key === undefined) return undefined;
     const field = Math.floor(key / 8);
     const wire = key % 8;
-    if (field === 0) return undefined;
+    if (field === 0 || (field === 1 && wire !== 2)) return undefined;
     if (wire === 0) {
       if (varint() === undefined) return undefined;
     } else if (wire === 1 || wire === 5) {
@@ -33,7 +35,8 @@ export function childIds(data: Buffer): string[] | undefined {
     } else if (wire === 2) {
       const length = varint();
       if (length === undefined || at + length > data.length) return undefined;
-      if (field === 1 && length === 32) out.push(data.subarray(at, at + length).toString('hex'));
+      if (field === 1 && length !== 32) return undefined;
+      if (field === 1) out.push(data.subarray(at, at + length).toString('hex'));
       at += length;
     } else return undefined;
   }
