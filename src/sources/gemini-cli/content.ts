@@ -55,3 +55,12 @@ export function contextDirectories(text: string): string[] {
   if (list) for (const l of list[1]!.split('\n')) if (l.trim().startsWith('- ')) dirs.push(l.trim().slice(2).trim());
   return dirs.filter(Boolean);
 }
+
+/** An `@file` prompt is sent with the files' text after this marker. */
+export const REFERENCED = '\n--- Content from referenced files ---';
+
+/** What a prompt is compared by: the text before any `@file` text, spaces collapsed (`logs.json` holds what was
+ * typed; the history, what was sent). */
+export function promptKey(text: string): string {
+  return text.split(REFERENCED)[0]!.replace(/\s+/g, ' ').trim();
+}

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { Source, SourceContext, SourceItem, SourceLocation } from '../source.ts';
+import { readCheckpoints } from './checkpoints.ts';
 import { readPromptLog } from './logs.ts';
 import { listProjects, locateGemini, type SessionFiles } from './paths.ts';
 import { ProjectDirs } from './project.ts';
@@ -7,7 +8,8 @@ import { ProjectDirs } from './project.ts';
 export { locateGemini } from './paths.ts';
 
 /** Gemini CLI: `~/.gemini/tmp/<project>/chats/session-*.json(l)`, subagents in `chats/<session id>/`, prompts in
- * `tmp/<project>/logs.json`. See docs/formats/gemini-cli.md. */
+ * `tmp/<project>/logs.json`, `/chat save` checkpoints `tmp/<project>/checkpoint-<tag>.json` that no recorded session
+ * holds. See docs/formats/gemini-cli.md. */
 export const geminiCli: Source = {
   id: 'gemini-cli',
   label: 'Gemini CLI',
@@ -52,6 +54,7 @@ async function* readGemini(location: SourceLocation, ctx: SourceContext): AsyncG
         yield { kind: 'session', session };
       }
     }
+    yield* readCheckpoints(root, projects, dirs, ctx);
     for (const projectDir of projects.keys()) {
       const project = await dirs.cwdOf(projectDir, {}, { models: [], toolPaths: [], contextDirs: [] });
       if (ctx.historyUnchanged?.(path.join(projectDir, 'logs.json'), project)) continue;

@@ -42,6 +42,8 @@ export interface SessionFiles {
 }
 
 const SESSION_FILE = /^session-.*\.jsonl?$/;
+/** `/chat save <tag>`'s file in the project folder; the tag URI-encoded (`encodeTagName` in `core/logger.ts`). */
+export const CHECKPOINT_FILE = /^checkpoint-(.+)\.json$/;
 
 /** Every project folder under `<root>/tmp/` with its chat files (`chats/`), sorted by path. A `session-x.json` that was
  * resumed is carried on in `session-x.jsonl` (the CLI copies it over and leaves the old one): the `.jsonl` wins. */
