@@ -292,6 +292,20 @@ describe('cursor CLI chat stores (store.db)', () => {
     expect(s.messages.filter((m) => m.source_type === 'tool_call').map((m) => m.tool_call!.name)).toEqual(['Read']);
   });
 
+  it('a store that turns unreadable keeps the chat collected from it', async () => {
+    const { home: h, dotCursor } = await home();
+    const file = await writeDemoChatStore(h);
+    const first = await run(h, [dotCursor]);
+    const before = await first.body(F);
+    await fs.writeFile(file, 'garbage now');
+    const second = await run(h, [dotCursor], first.dataDir);
+    expect(second.warnings).toEqual([
+      `${file}:: not a SQLite database (no "SQLite format 3" header); skipped this run, a chat collected earlier stays in the archive`,
+    ]);
+    expect(second.byId.get(F)).toMatchObject({ title: 'Dev server warning on start', sourcePresent: true });
+    expect((await second.body(F)).messages).toEqual(before.messages);
+  });
+
   it('--cursor-dir may name a chats folder or one store.db', async () => {
     const { home: h, dotCursor } = await home();
     const file = await writeDemoChatStore(h);
