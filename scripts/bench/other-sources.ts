@@ -1,4 +1,4 @@
-// The five smaller sources of the corpus, together about a tenth of its sessions at any scale: their profiles,
+// The smaller sources of the corpus, together about a tenth of its sessions at any scale: their profiles,
 // their generation, and where each keeps its files (for the corpus line's sizes).
 import path from 'node:path';
 import { CLINE_PROFILE, clineTasks, generateCline } from './generate-cline.ts';
@@ -7,6 +7,7 @@ import { CURSOR_PROFILE, cursorDatabase, generateCursor } from './generate-curso
 import { GEMINI_PROFILE, generateGemini } from './generate-gemini.ts';
 import { generateGoose, GOOSE_PROFILE, gooseDatabase } from './generate-goose.ts';
 import { generateOpenCode, OPENCODE_PROFILE, openCodeDatabase } from './generate-opencode.ts';
+import { generateQwen, QWEN_PROFILE } from './generate-qwen.ts';
 import { scaleSessionProfile, type SessionProfile } from './profile.ts';
 
 interface OtherSource {
@@ -23,6 +24,12 @@ export const OTHER_SOURCES = {
     profile: GEMINI_PROFILE,
     generate: generateGemini,
     paths: (home) => [path.join(home, '.gemini')],
+  },
+  qwen: {
+    label: 'Qwen Code',
+    profile: QWEN_PROFILE,
+    generate: generateQwen,
+    paths: (home) => [path.join(home, '.qwen')],
   },
   copilot: {
     label: 'Copilot CLI',

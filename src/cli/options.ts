@@ -36,6 +36,11 @@ export const SOURCE_PATH_FLAGS = [
     help: 'Gemini CLI home (default: $GEMINI_CLI_HOME/.gemini, else <home>/.gemini)',
   },
   {
+    key: 'qwenDir',
+    flag: '--qwen-dir <dir>',
+    help: 'Qwen Code home (default: $QWEN_RUNTIME_DIR and $QWEN_HOME, else <home>/.qwen)',
+  },
+  {
     key: 'copilotDir',
     flag: '--copilot-dir <dir>',
     help: 'GitHub Copilot CLI home (default: $COPILOT_HOME, else $XDG_CONFIG_HOME/.copilot and <home>/.copilot)',

@@ -7,6 +7,7 @@ export const SOURCE_LABELS: Readonly<Record<string, string>> = {
   codex: 'Codex',
   'amazon-q': 'Amazon Q',
   'gemini-cli': 'Gemini CLI',
+  'qwen-code': 'Qwen Code',
   'copilot-cli': 'Copilot CLI',
   cursor: 'Cursor',
   opencode: 'OpenCode',

@@ -8,6 +8,7 @@ export const SOURCE_IDS = [
   'codex',
   'amazon-q',
   'gemini-cli',
+  'qwen-code',
   'copilot-cli',
   'cursor',
   'opencode',

@@ -8,6 +8,7 @@ import { geminiCli } from './gemini-cli/index.ts';
 import { goose } from './goose/index.ts';
 import { messages } from './messages/index.ts';
 import { openCode } from './opencode/index.ts';
+import { qwenCode } from './qwen-code/index.ts';
 import type { Source } from './source.ts';
 
 /** Every source the collector knows. A new source is one folder plus one line here. */
@@ -16,6 +17,7 @@ export const SOURCES: readonly Source[] = [
   codex,
   amazonQ,
   geminiCli,
+  qwenCode,
   copilotCli,
   cursor,
   openCode,

@@ -39,6 +39,7 @@ describe('every assistant of the demo home in one build', () => {
     expect(build.code, build.stderr).toBe(0);
     for (const line of [
       /^Gemini CLI: .*\.gemini: 1 session\b/m,
+      /^Qwen Code: .*\.qwen: 1 session\b/m,
       /^Copilot CLI: .*\.copilot\/session-state: 1 session\b/m,
       /^Cursor: .*\.cursor, .*state\.vscdb: 5 sessions/m,
       /^OpenCode: .*opencode\.db: 2 sessions/m,
@@ -49,7 +50,18 @@ describe('every assistant of the demo home in one build', () => {
     }
     const sources = new Set(summaries.map((s) => s.source));
     expect([...sources].sort()).toEqual(
-      ['amazon-q', 'claude-code', 'cline', 'codex', 'copilot-cli', 'cursor', 'gemini-cli', 'goose', 'opencode'].sort(),
+      [
+        'amazon-q',
+        'claude-code',
+        'cline',
+        'codex',
+        'copilot-cli',
+        'cursor',
+        'gemini-cli',
+        'goose',
+        'opencode',
+        'qwen-code',
+      ].sort(),
     );
   });
 
@@ -57,8 +69,10 @@ describe('every assistant of the demo home in one build', () => {
     const copilot = find('copilot-cli', /^Fix the add\(\) test/);
     const opencode = find('opencode', /^Fix the login redirect/);
     const cursor = find('cursor', /^Add a health check route/);
-    for (const s of [copilot, opencode, cursor]) expect(s.cwd).toBe('/home/alice/work/webapp');
+    const qwen = find('qwen-code', /^Show only active users/);
+    for (const s of [copilot, opencode, cursor, qwen]) expect(s.cwd).toBe('/home/alice/work/webapp');
     expect(copilot.startedAt.slice(0, 10)).toBe('2026-03-05');
+    expect(qwen.startedAt.slice(0, 10)).toBe('2026-03-12');
     expect(opencode.startedAt.slice(0, 10)).toBe('2026-03-10');
     const day = decodeEntities(await fs.readFile(path.join(out, 'days', '2026-03-10', 'index.html'), 'utf8'));
     expect(day).toContain('Fix the login redirect');
@@ -76,6 +90,12 @@ describe('every assistant of the demo home in one build', () => {
     // Gemini's cached tokens are part of its input: input is what was not cached.
     expect(gemini.stats.tokens).toMatchObject({ input: 2310, output: 225, cacheRead: 2400 });
     expect(find('cline', /^Add a greet function/).stats.tokens.output).toBe(420);
+    // Qwen's OpenAI-compatible usage: the thoughts are inside the candidates, counted once.
+    expect(find('qwen-code', /^Show only active users/).stats.tokens).toMatchObject({
+      input: 3700,
+      output: 210,
+      cacheRead: 34000,
+    });
     expect(find('cursor', /^Add a health check route/).stats.tokens).toMatchObject({ input: 0, output: 0 });
   });
 
@@ -99,6 +119,7 @@ describe('every assistant of the demo home in one build', () => {
     const cases: Array<[SessionSummary, string[]]> = [
       [find('gemini-cli', /^Fix cart total/), ['replace', 'run_shell_command']],
       [find('opencode', /^Fix the login redirect/), ['edit', 'bash']],
+      [find('qwen-code', /^Show only active users/), ['edit', 'run_shell_command']],
       [find('cline', /^Add a greet function/), ['replace_in_file', 'execute_command']],
       [find('cursor', /^Add a health check route/), ['StrReplace', 'Shell']],
     ];

@@ -1,0 +1,55 @@
+import path from 'node:path';
+import type { Source, SourceContext, SourceItem, SourceLocation } from '../source.ts';
+import { projectCwds, projectOfTempDir, readPromptLog } from './logs.ts';
+import { listSessionFiles, listTempProjects, locateQwen } from './paths.ts';
+
+export { locateQwen } from './paths.ts';
+
+/** Qwen Code: `~/.qwen/projects/<sanitized cwd>/chats/<session id>.jsonl`, prompts in `tmp/<sha256 of cwd>/logs.json`.
+ * See docs/formats/qwen-code.md. */
+export const qwenCode: Source = {
+  id: 'qwen-code',
+  label: 'Qwen Code',
+  locate: locateQwen,
+  read: readQwen,
+};
+
+async function* readQwen(location: SourceLocation, ctx: SourceContext): AsyncGenerator<SourceItem> {
+  const seen = new Set<string>();
+  for (const root of location.found) {
+    const files = await listSessionFiles(root, ctx.warn);
+    // Every changed session is stamped before any is read, so the collector knows how much there is to read.
+    const changed: string[] = [];
+    const unchanged: string[] = [];
+    for (const file of files) {
+      const ids = ctx.unchanged?.([file]);
+      if (ids) {
+        unchanged.push(...ids);
+        continue;
+      }
+      await ctx.stamp?.(file);
+      changed.push(file);
+    }
+    if (unchanged.length > 0) yield { kind: 'unchanged', sessionIds: unchanged };
+    // Loaded only when a session is to be read: a collect that finds nothing changed never compiles the reader.
+    const reader = changed.length > 0 ? await import('./session.ts') : undefined;
+    for (const file of changed) {
+      const session = await reader!.readSession(file, ctx);
+      if (!session) continue;
+      if (seen.has(session.sessionId)) {
+        ctx.warn({ file, message: `session ${session.sessionId} was already read from another file; skipped` });
+        continue;
+      }
+      seen.add(session.sessionId);
+      yield { kind: 'session', session };
+    }
+    const temp = await listTempProjects(root, ctx.warn);
+    const cwds = temp.length > 0 ? await projectCwds(files) : [];
+    for (const dir of temp) {
+      const file = path.join(dir, 'logs.json');
+      const project = projectOfTempDir(dir, cwds);
+      if (ctx.historyUnchanged?.(file, project)) continue;
+      for (const prompt of await readPromptLog(file, project, ctx.warn)) yield { kind: 'prompt', prompt };
+    }
+  }
+}
