@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -152,8 +153,10 @@ describe('Gemini CLI checkpoints (/chat save)', () => {
     const dir = await copy();
     await fs.writeFile(path.join(dir, WEB, 'checkpoint-legacy.json'), '[{"role": "user", "parts": [');
     await fs.writeFile(path.join(dir, WEB, 'checkpoint-odd.json'), '{"messages": []}');
+    execFileSync('mkfifo', [path.join(dir, WEB, 'checkpoint-pipe.json')]);
     const { byId, warnings } = await run(dir);
     expect(warnings).toEqual([
+      `${WEB}/checkpoint-pipe.json:: a FIFO (named pipe), not a regular file; skipped`,
       expect.stringMatching(/^tmp\/web\/checkpoint-legacy\.json:: not valid JSON/),
       `${WEB}/checkpoint-odd.json:: not a checkpoint (a list of {role, parts}, or {history: [...]}); skipped`,
     ]);

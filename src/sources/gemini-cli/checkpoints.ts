@@ -24,10 +24,17 @@ export async function* readCheckpoints(
   const after = new Map<string, string>();
   const unchanged: string[] = [];
   for (const [projectDir, sessions] of projects) {
-    const files = (await listEntries(projectDir, ctx.warn))
-      .filter((e) => e.kind === 'file' && CHECKPOINT_FILE.test(e.name))
-      .map((e) => e.path)
-      .sort(byCodeUnits);
+    // Only what is about a checkpoint is warned about: the sessions' listing already speaks for the folder.
+    const entries = await listEntries(projectDir, (w) => {
+      if (CHECKPOINT_FILE.test(path.basename(w.file))) ctx.warn(w);
+    });
+    const files: string[] = [];
+    for (const e of entries) {
+      if (!CHECKPOINT_FILE.test(e.name)) continue;
+      if (e.kind === 'file') files.push(e.path);
+      else if (e.kind === 'special') ctx.warn({ file: e.path, message: `${e.what}, not a regular file; skipped` });
+    }
+    files.sort(byCodeUnits);
     let recorded: Set<string>[] | undefined;
     for (const file of files) {
       const ids = ctx.unchanged?.([file]);
