@@ -248,6 +248,26 @@ describe('cursor CLI chat stores (store.db)', () => {
     expect((await body(F)).files).toEqual([path.join(dir, 'store.db'), path.join(dir, 'meta.json')]);
   });
 
+  it('a user message of context tags only is injected context; other roles are kept as unknown', async () => {
+    const { home: h, dotCursor } = await home();
+    const dir = chatDirFor(h, WEBAPP, F);
+    await fs.mkdir(dir, { recursive: true });
+    const context = '<user_info>\nOS: linux\n</user_info>\n<rules>\n<rule>be brief</rule>\n</rules>';
+    const messages = [
+      { role: 'user', content: [{ type: 'text', text: context }] },
+      { role: 'user', content: 'plain words, <b>typed</b>' },
+      { role: 'critic', content: 'a role never seen' },
+    ];
+    writeChatStore(dir, { agentId: F, messages });
+    const { body, warnings } = await run(h, [dotCursor]);
+    expect(warnings).toEqual([]);
+    const s = await body(F);
+    expect(kinds(s.messages)).toEqual(['injected', 'prompt', 'unknown']);
+    expect(s.messages[0]!.segments[0]!.text).toBe(context);
+    expect(s.messages[1]!.segments[0]!.text).toBe('plain words, <b>typed</b>');
+    expect(s.messages[2]!.raw).toMatchObject({ record: { role: 'critic' } });
+  });
+
   it('a store touched months later does not end on that day', async () => {
     const { home: h, dotCursor } = await home();
     const dir = chatDirFor(h, WEBAPP, F);

@@ -79,9 +79,22 @@ function injected(text: string): Draft {
   };
 }
 
+const OPEN_TAG = /^<([A-Za-z_][\w-]*)[^>]*>/;
+
 /** Text made only of tagged blocks (`<user_info>…</user_info>`, `<rules>…`), with no `<user_query>`: context
- * the CLI sent, not something typed. */
-const ONLY_TAGS = /^\s*(<([A-Za-z_][\w-]*)[^>]*>[\s\S]*?<\/\2>\s*)+$/;
+ * the CLI sent, not something typed. Linear: each block ends at the first closing tag of its name. */
+function onlyTags(text: string): boolean {
+  let rest = text.trim();
+  if (!rest) return false;
+  while (rest) {
+    const open = OPEN_TAG.exec(rest);
+    if (!open) return false;
+    const close = rest.indexOf(`</${open[1]}>`, open[0].length);
+    if (close < 0) return false;
+    rest = rest.slice(close + open[1]!.length + 3).trimStart();
+  }
+  return true;
+}
 
 function userDrafts(content: unknown): Draft[] {
   const blocks: unknown[] = Array.isArray(content) ? content : [content];
@@ -90,8 +103,7 @@ function userDrafts(content: unknown): Draft[] {
     .filter(Boolean)
     .join('\n');
   const others = blocks.filter((b) => isObject(b) && b.type !== 'text' && typeof b.text !== 'string');
-  const drafts: Draft[] =
-    !text.includes('<user_query>') && ONLY_TAGS.test(text) ? [injected(text)] : promptDrafts(text);
+  const drafts: Draft[] = !text.includes('<user_query>') && onlyTags(text) ? [injected(text)] : promptDrafts(text);
   // Attachments (images, files) are named, not stored: their bytes are not text.
   if (others.length) {
     const names = others.map((b) => `[${str((b as Record<string, unknown>).type) ?? 'attachment'}]`).join(' ');
