@@ -217,8 +217,12 @@ describe('Goose', () => {
     await fs.mkdir(sessions, { recursive: true });
     const file = path.join(sessions, `${LEGACY}.jsonl`);
     const lines = (await fs.readFile(path.join(GOOSE_LEGACY_DIR, `${LEGACY}.jsonl`), 'utf8')).trimEnd().split('\n');
-    // A torn line in the middle costs that line only.
-    await fs.writeFile(file, [...lines.slice(0, 3), '{"role": "user", "crea', ...lines.slice(3)].join('\n') + '\n');
+    // A torn line in the middle costs that line only; a message without `created` takes the time before it.
+    const undated = JSON.stringify({ role: 'assistant', content: [{ type: 'text', text: 'Done.' }] });
+    await fs.writeFile(
+      file,
+      [...lines.slice(0, 3), '{"role": "user", "crea', ...lines.slice(3), undated].join('\n') + '\n',
+    );
     const { warnings, report, byId, body } = await run(dir);
     expect(report).toMatchObject({ sessions: 1, found: [sessions] });
     expect(warnings).toEqual([expect.stringMatching(new RegExp(`^${file}:4: `))]);
@@ -239,6 +243,8 @@ describe('Goose', () => {
     // The older result format: the content list itself as `value`.
     expect(result.tool_call!.output).toBe('src/args.rs:12:    #[arg(long)] quiet: bool,');
     expect(result.raw).toMatchObject({ file_path: file, line_index: 5 });
+    expect(msgs.at(-1)).toMatchObject({ timestamp: '2025-02-14T09:30:40.000Z', timestamp_estimated: true });
+    expect(msgs.filter((m) => m.timestamp_estimated)).toHaveLength(1);
 
     writeGooseDb(path.join(sessions, 'sessions.db'));
     const both = await run(dir);

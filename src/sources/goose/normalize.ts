@@ -56,7 +56,8 @@ export class GooseNormalizer {
     const content = this.parseContent(record.content, ref);
     if (!content) return;
     const metadata = parseMetadata(record.metadata);
-    const time = createdMs(record.created) ?? this.lastTime ?? this.info.createdAt;
+    const own = createdMs(record.created);
+    const time = own ?? this.lastTime ?? this.info.createdAt;
     const role = record.role;
     const drafts: Draft[] = [];
     if (role === 'user') this.user(content, metadata, drafts);
@@ -65,8 +66,8 @@ export class GooseNormalizer {
       this.warn({ ...where, message: `message ${ref.id ?? ''}: unknown role ${JSON.stringify(role)}; kept as meta` });
       drafts.push({ ...unknownDraft({ role, content, metadata }), event: String(role ?? 'message') });
     }
-    for (const d of drafts) this.push(d, time, ref);
-    if (createdMs(record.created) !== undefined) this.lastTime = createdMs(record.created);
+    for (const d of drafts) this.push(d, time, ref, own === undefined);
+    if (own !== undefined) this.lastTime = own;
   }
 
   private parseContent(value: unknown, ref: GooseMessageRecord['ref']): unknown[] | undefined {
@@ -225,13 +226,13 @@ export class GooseNormalizer {
     };
   }
 
-  private push(d: Draft, time: number | undefined, ref: GooseMessageRecord['ref']): void {
+  private push(d: Draft, time: number | undefined, ref: GooseMessageRecord['ref'], estimated: boolean): void {
     const n = ++this.seq;
     const iso = saneIsoFromMs(time) ?? saneIsoFromMs(this.info.createdAt) ?? new Date(0).toISOString();
     const m: NormalizedMessage = {
       id: `${iso}#${n}`,
       timestamp: iso,
-      ...(saneIsoFromMs(time) ? {} : { timestamp_estimated: true }),
+      ...(saneIsoFromMs(time) && !estimated ? {} : { timestamp_estimated: true }),
       role: d.role,
       source_type: d.source_type,
       segments: d.segments,
