@@ -48,7 +48,7 @@ export const SOURCE_PATH_FLAGS = [
   {
     key: 'cursorDir',
     flag: '--cursor-dir <path>',
-    help: "Cursor's <home>/.cursor folder or a state.vscdb (default: both, for Linux, macOS and Windows)",
+    help: "Cursor's <home>/.cursor folder (transcripts, CLI chats), a state.vscdb, a chats folder or a store.db (default: <home>/.cursor and state.vscdb, for Linux, macOS and Windows)",
   },
   {
     key: 'opencodeDir',
