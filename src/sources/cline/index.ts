@@ -37,7 +37,7 @@ async function* readCline(location: SourceLocation, ctx: SourceContext): AsyncGe
       }
       seen.add(entry.name);
       const task: TaskEntry = { id: entry.name, dir, files };
-      await linkOf(task, ctx.warn);
+      linkOf(task, ctx.warn);
       tasks.push(task);
     }
     // A task and its subtasks are one session, read again when any of their files changed.

@@ -1,9 +1,10 @@
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { NormalizedMessage } from '../../model/message.ts';
 import type { Session, SubagentThread } from '../../model/session.ts';
 import type { WarningSink } from '../../util/warnings.ts';
 import { isObject, str } from './builder.ts';
-import { HISTORY_ITEM, readDocument } from './documents.ts';
+import { HISTORY_ITEM } from './documents.ts';
 
 /**
  * Roo Code and Kilo Code subtasks (docs/formats/cline.md, "Subtasks"): `new_task` opens a child task in its own
@@ -27,12 +28,27 @@ export interface TaskTree {
   children: TaskEntry[];
 }
 
-/** What the task's `history_item.json` says of its parent; nothing (after one warning) when it cannot be read. */
-export async function linkOf(entry: TaskEntry, warn: WarningSink): Promise<void> {
+/** A history item is a few hundred bytes, its first prompt included; past this it is not parsed. */
+const MAX_HISTORY_ITEM_BYTES = 4 * 1024 * 1024;
+
+/** What the task's `history_item.json` says of its parent; nothing (after one warning) when it cannot be read.
+ * Synchronous: a warm collect reads every task's (hundreds), and a small read through the thread pool costs more
+ * than the read itself. */
+export function linkOf(entry: TaskEntry, warn: WarningSink): void {
   const file = entry.files.find((f) => path.basename(f) === HISTORY_ITEM);
   if (!file) return;
-  const item = await readDocument(file, warn);
-  if (item === undefined) return;
+  let item: unknown;
+  try {
+    const text = readFileSync(file, 'utf8');
+    if (text.length > MAX_HISTORY_ITEM_BYTES) {
+      warn({ file, message: 'too big for a history item; the task is read without its parent' });
+      return;
+    }
+    item = JSON.parse(text) as unknown;
+  } catch (error) {
+    warn({ file, message: `not valid JSON (${(error as Error).message}); skipped` });
+    return;
+  }
   if (!isObject(item)) {
     warn({ file, message: 'not a history item (a JSON object); the task is read without its parent' });
     return;
