@@ -10,7 +10,7 @@ export const MAX_JSON_BYTES = 64 * 1024 * 1024;
 export const API_HISTORY = 'api_conversation_history.json';
 export const UI_MESSAGES = 'ui_messages.json';
 export const TASK_METADATA = 'task_metadata.json';
-/** Roo Code 3.50 on (and Kilo Code builds that follow it): the task's `HistoryItem`, which names its parent task. */
+/** Roo Code 3.50 on: the task's `HistoryItem`, which names its parent task (Kilo Code's item has the same fields). */
 export const HISTORY_ITEM = 'history_item.json';
 /** Cline before v2 named the API history this. */
 export const LEGACY_API_HISTORY = 'claude_messages.json';

@@ -46,7 +46,7 @@ export function linkOf(entry: TaskEntry, warn: WarningSink): void {
     }
     item = JSON.parse(text) as unknown;
   } catch (error) {
-    warn({ file, message: `not valid JSON (${(error as Error).message}); skipped` });
+    warn({ file, message: `not valid JSON (${(error as Error).message}); the task is read without its parent` });
     return;
   }
   if (!isObject(item)) {
