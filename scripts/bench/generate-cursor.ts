@@ -3,13 +3,15 @@
  * conversation written both as a transcript (`~/.cursor/projects/<slug>/agent-transcripts/<uuid>/<uuid>.jsonl`:
  * `<user_query>` prompts and `tool_use` blocks, no times, no results) and as its composer in the editor's
  * `~/.config/Cursor/User/globalStorage/state.vscdb` (`composerData:<id>` and one `bubbleId:<id>:<bubble>` row
- * per turn, with thinking, tool results and token counts); a transcript alone (the CLI agent); and an editor chat
- * alone, its folder named by `workspaceStorage/<id>/workspace.json`. `ItemTable` holds settings only.
+ * per turn, with thinking, tool results and token counts); a transcript alone (the CLI agent), every other one
+ * with the CLI's chat store beside it (`~/.cursor/chats/<md5>/<id>/store.db`: generate-cursor-cli.ts); and an
+ * editor chat alone, its folder named by `workspaceStorage/<id>/workspace.json`. `ItemTable` holds settings only.
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { fileSizes, prng, uuidFrom, wordsFrom } from './generate-claude.ts';
+import { writeCliStore } from './generate-cursor-cli.ts';
 import { iso, outputLines, type SessionProfile, sessionStart, writeText } from './profile.ts';
 
 export const CURSOR_PROFILE: SessionProfile = {
@@ -44,6 +46,7 @@ export async function generateCursor(home: string, profile: SessionProfile): Pro
   const rows: Row[] = [];
   const workspaces = new Set<number>();
   let bytes = 0;
+  let cliChats = 0;
   for (const [i, target] of sizes.entries()) {
     const p = i % projects.length;
     const cwd = projects[p]!;
@@ -122,6 +125,8 @@ export async function generateCursor(home: string, profile: SessionProfile): Pro
       bytes += await writeText(file, `${transcript.join('\n')}\n`);
       // The transcript holds no times: the reader dates it from the file's, so give it the session's end.
       await fs.utimes(file, new Date(t), new Date(t));
+      if (kind === 'transcript' && cliChats++ % 2 === 0)
+        bytes += await writeCliStore({ home, cwd, id, title, started, ended: t, model, lines: transcript, bubbles });
     }
     if (kind === 'transcript') continue;
     const composer = {

@@ -220,7 +220,7 @@ describe('cursor CLI chat stores (store.db)', () => {
     expect((await third.body(F)).messages.at(-1)!.segments[0]!.text).toMatch(/^Node 18 marks/);
   });
 
-  it('meta.json beside the store gives the cwd and the last update', async () => {
+  it('meta.json beside the store gives the cwd and the last update, a day later too', async () => {
     const { home: h, dotCursor } = await home();
     const dir = path.join(dotCursor, 'chats', 'not-a-hash', F);
     await fs.mkdir(dir, { recursive: true });
@@ -234,7 +234,7 @@ describe('cursor CLI chat stores (store.db)', () => {
       JSON.stringify({
         schemaVersion: 1,
         createdAtMs: 1,
-        updatedAtMs: Date.parse('2026-03-01T10:30:00Z'),
+        updatedAtMs: Date.parse('2026-03-02T10:30:00Z'),
         cwd: '/srv/api',
         title: 'T',
       }),
@@ -242,7 +242,7 @@ describe('cursor CLI chat stores (store.db)', () => {
     const { byId, body } = await run(h, [dotCursor]);
     expect(byId.get(F)).toMatchObject({
       cwd: '/srv/api',
-      endedAt: '2026-03-01T10:30:00.000Z',
+      endedAt: '2026-03-02T10:30:00.000Z',
       startedAt: '2026-03-01T10:00:00.000Z',
     });
     expect((await body(F)).files).toEqual([path.join(dir, 'store.db'), path.join(dir, 'meta.json')]);

@@ -73,7 +73,8 @@ export class ThreadBuilder {
     // gets the end fallback: for a transcript, its file's mtime is when it was last written; but not when that
     // is more than half a day after the last dated message, as a file copied, restored or checked out has the
     // mtime of that day: such a session would seem to last for months).
-    const latest = this.messages.reduce((t, m) => (m.timestamp > t ? m.timestamp : t), '');
+    // Only times the records carry count here, not estimates given to them (a CLI chat's creation).
+    const latest = this.messages.reduce((t, m) => (!m.timestamp_estimated && m.timestamp > t ? m.timestamp : t), '');
     const last = this.messages[n - 1];
     const plausibleEnd = !latest || Date.parse(fallbackEnd) - Date.parse(latest) <= LAST_MESSAGE_AFTER_MS;
     if (n > 1 && last && !last.timestamp && fallbackEnd >= latest && plausibleEnd) {
