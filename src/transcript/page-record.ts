@@ -1,16 +1,16 @@
 /**
- * The site search's record: one per session page, shared by the index writer (site-index.ts) and the search
- * box (src/site/client/search.ts), so it imports nothing from Node.
+ * The site search's record, shared by the index writer (src/site/search/) and the search box
+ * (src/site/client/search.ts), so it imports nothing from Node.
  *
- * Pagefind finds the page; the search box then finds the message in it and makes the snippet itself. So
- * what Pagefind indexes (the content) is each distinct word of the page once, then the CJK bigrams of the
- * page: Pagefind's time grows with the bytes it is given, and repeats add nothing to finding a page. What
- * the search box shows is not in Pagefind's fragments but in a gzip file of our own beside the shard, with the
- * texts of the pages before and after it (the record's meta `text` names the file and the page's place in it,
- * `<shard>/text/<hash>.pf_text#<n>`), fetched for the pages a query found: the page's sections, which message
- * each is (its anchor, kind and time) and its text. Kept out of Pagefind, it halves Pagefind's time.
+ * Pagefind finds a **bundle** of consecutive session pages (~100,000 characters of text); the search box then
+ * finds the pages and the messages in it that hold the query and makes the snippets itself. So Pagefind gets
+ * one record per bundle, not per page: its time and its files (a fragment per record) grow with the records,
+ * and a static host counts files. What it indexes (the content) is each distinct word of the bundle once, then
+ * the CJK bigrams of its pages: repeats add nothing to finding a bundle. What the search box shows is not in
+ * Pagefind's fragments but in a gzip file of our own beside the shard (the record's meta `text` names it,
+ * `<shard>/text/<hash>.pf_text`): for each page its URL, its meta (title, source, project, date, page), its
+ * filter values, and its sections (which message each is: anchor, kind, time; and its text).
  */
-
 /** The extension of a page's text file: not `.gz`, which some hosts serve as gzip-encoded. */
 export const TEXT_FILE_EXTENSION = '.pf_text';
 
@@ -24,7 +24,7 @@ export interface RecordSection {
   text: string;
 }
 
-/** What Pagefind indexes for a page: each distinct word once, then the bigrams of its CJK text. */
+/** What Pagefind indexes for a bundle: each distinct word of its pages once, then the bigrams of its CJK text. */
 export function recordContent(sections: RecordSection[], bigrams: string[]): string {
   const seen = new Set<string>();
   let content = '';
@@ -39,17 +39,30 @@ export function recordContent(sections: RecordSection[], bigrams: string[]): str
   return content + bigrams.join(' ');
 }
 
-/** A page's text file (before gzip): its sections as `[anchor, kind, timestamp, text]`. */
-export function pageText(sections: RecordSection[]): string {
-  return JSON.stringify(sections.map((s) => [s.anchor, s.kind, s.timestamp, s.text]));
+/** A page of a bundle: where it is, what the search box says of it, what the filters see, and its texts. */
+export interface BundlePage {
+  url: string;
+  meta: Record<string, string>;
+  filters: Record<string, string[]>;
+  sections: RecordSection[];
 }
 
-/** A text file (before gzip): the texts (`pageText`) of several pages, the n-th page's at index n. */
+/** A page's entry in a text file (before gzip): `[url, meta, filters, [[anchor, kind, timestamp, text], …]]`. */
+export function pageText(page: Omit<BundlePage, 'sections'>, sections: RecordSection[]): string {
+  return JSON.stringify([
+    page.url,
+    page.meta,
+    page.filters,
+    sections.map((s) => [s.anchor, s.kind, s.timestamp, s.text]),
+  ]);
+}
+
+/** A text file (before gzip): the entries (`pageText`) of several pages. */
 export function textBundle(pageTexts: string[]): string {
   return `[${pageTexts.join(',')}]`;
 }
 
-/** The pages' texts of a text file (after gunzip), parsed; none when it is not JSON. */
+/** The pages' entries of a text file (after gunzip), parsed; none when it is not JSON. */
 export function bundlePages(json: string): unknown[] {
   try {
     const parsed: unknown = JSON.parse(json);
@@ -59,15 +72,31 @@ export function bundlePages(json: string): unknown[] {
   }
 }
 
-/** The sections of a page, from its entry in a text file; none when it is not of that shape. */
-export function pageSections(parsed: unknown): RecordSection[] {
-  if (!Array.isArray(parsed)) return [];
-  return parsed
-    .filter((entry): entry is string[] => Array.isArray(entry) && entry.every((v) => typeof v === 'string'))
-    .map(([anchor = '', kind = 'answer', timestamp = '', text = '']) => ({
-      anchor,
-      kind: kind as SectionKind,
-      timestamp,
-      text,
-    }));
+const isStringRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** A page of a text file, from its entry; undefined when it is not of that shape. */
+export function bundlePage(parsed: unknown): BundlePage | undefined {
+  if (!Array.isArray(parsed) || parsed.length < 4) return undefined;
+  const [url, meta, filters, sections] = parsed as unknown[];
+  if (typeof url !== 'string' || !isStringRecord(meta) || !isStringRecord(filters) || !Array.isArray(sections))
+    return undefined;
+  return {
+    url,
+    meta: Object.fromEntries(Object.entries(meta).filter((e): e is [string, string] => typeof e[1] === 'string')),
+    filters: Object.fromEntries(
+      Object.entries(filters).map(([name, values]) => [
+        name,
+        Array.isArray(values) ? values.filter((v): v is string => typeof v === 'string') : [],
+      ]),
+    ),
+    sections: sections
+      .filter((entry): entry is string[] => Array.isArray(entry) && entry.every((v) => typeof v === 'string'))
+      .map(([anchor = '', kind = 'answer', timestamp = '', text = '']) => ({
+        anchor,
+        kind: kind as SectionKind,
+        timestamp,
+        text,
+      })),
+  };
 }

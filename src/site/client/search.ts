@@ -1,11 +1,11 @@
 // The site search box (src/site/components/SearchBox.astro): Pagefind's JS API over the index that
 // src/site/search/site-index.ts writes, in shards (pagefind/shards.json): the first is loaded, the others merged.
-// Pagefind finds pages; which message of a page matched is found here, from the record's sections.
+// Pagefind finds bundles of pages; which pages and messages of a bundle matched is found here, from its text file.
 // Loaded as an external module (the CSP allows no inline script); Pagefind itself is fetched from the site's
 // own /pagefind/ on first use and needs WebAssembly ('wasm-unsafe-eval').
 import { SOURCE_LABELS } from '../../model/labels.ts';
 import { hasCjk, queryWords } from '../../search/cjk.ts';
-import { bundlePages, pageSections, type RecordSection } from '../../transcript/page-record.ts';
+import { type BundlePage, bundlePage, bundlePages, type RecordSection } from '../../transcript/page-record.ts';
 
 interface PagefindResultData {
   url: string;
@@ -24,11 +24,11 @@ interface PagefindApi {
   filters(): Promise<Record<string, Record<string, number>>>;
 }
 
-/** Sessions shown at most, pages looked at to find them (CJK hits are checked against the text), pages whose
+/** Sessions shown at most, bundles looked at to find them (hits are checked against the text), bundles whose
  * texts are fetched at once, and hits (messages) shown under one session. */
 const SESSIONS_SHOWN = 10;
-const EXAMINED = 60;
-const BATCH = 12;
+const EXAMINED = 24;
+const BATCH = 6;
 const PER_SESSION = 3;
 
 for (const form of document.querySelectorAll<HTMLFormElement>('form.site-search')) setUp(form);
@@ -89,28 +89,28 @@ function setUp(form: HTMLFormElement): void {
     for (const select of selects) if (select.value) filters[select.name] = select.value;
     const found = await pagefind.search(words.join(' '), { filters });
     if (mine !== generation || !found) return;
-    // A session's pages are separate records: their hits are gathered under the session, in the order of its
-    // best-ranked page, so one long session cannot fill the list.
+    // A bundle holds the pages of many sessions: the pages that hold the query (and pass the filters) are
+    // gathered under their session, in the order of the bundles' rank and then of how well each page matches,
+    // so one long session cannot fill the list.
     const sessions = new Map<string, Hit[]>();
     const typed = words.filter((word) => !hasCjk(word));
     for (let i = 0; i < found.results.length && i < EXAMINED && sessions.size < SESSIONS_SHOWN; i += BATCH) {
-      // Each page's text is fetched as soon as its record is in.
+      // Each bundle's text is fetched as soon as its record is in.
       const batch = await Promise.all(
-        found.results
-          .slice(i, i + BATCH)
-          .map((r) => r.data().then(async (data) => ({ data, sections: await pageTextOf(base, data) }))),
+        found.results.slice(i, i + BATCH).map((r) => r.data().then((data) => bundleOf(base, data))),
       );
       if (mine !== generation) return;
-      for (const { data, sections } of batch) {
-        const scored = scoredSections(sections, runs, typed);
-        if (scored.length === 0) continue;
-        const key = sessionKey(data.url);
-        let hits = sessions.get(key);
-        if (!hits) {
-          if (sessions.size >= SESSIONS_SHOWN) continue;
-          sessions.set(key, (hits = []));
+      for (const pages of batch) {
+        const matching = matchingPages(pages, runs, typed, filters);
+        for (const { page, scored } of matching) {
+          const key = sessionKey(page.url);
+          let hits = sessions.get(key);
+          if (!hits) {
+            if (sessions.size >= SESSIONS_SHOWN) continue;
+            sessions.set(key, (hits = []));
+          }
+          for (const { section, score } of scored) hits.push({ page, section, score });
         }
-        for (const { section, score } of scored) hits.push({ data, section, score });
       }
     }
     list.replaceChildren(
@@ -169,12 +169,12 @@ function fillFilters(filters: Record<string, Record<string, number>>, selects: H
 }
 
 /** The text files fetched so far (by file), kept while the page is open. */
-const textFiles = new Map<string, Promise<unknown[]>>();
+const textFiles = new Map<string, Promise<BundlePage[]>>();
 
-/** A found page's sections, from the gzip text file beside the shard that holds them (none when it cannot be
+/** A found bundle's pages, from the gzip text file beside the shard that holds them (none when it cannot be
  * read). */
-async function pageTextOf(base: string, data: PagefindResultData): Promise<RecordSection[]> {
-  const [file = '', at = '0'] = (data.meta.text ?? '').split('#');
+async function bundleOf(base: string, data: PagefindResultData): Promise<BundlePage[]> {
+  const file = data.meta.text ?? '';
   let pages = textFiles.get(file);
   if (!pages) {
     pages = (async () => {
@@ -182,21 +182,54 @@ async function pageTextOf(base: string, data: PagefindResultData): Promise<Recor
         const response = await fetch(`${base}pagefind/${file}`);
         if (!response.ok || !response.body) return [];
         const plain = response.body.pipeThrough(new DecompressionStream('gzip'));
-        return bundlePages(await new Response(plain).text());
+        return bundlePages(await new Response(plain).text())
+          .map(bundlePage)
+          .filter((page): page is BundlePage => page !== undefined);
       } catch {
         return [];
       }
     })();
     textFiles.set(file, pages);
   }
-  return pageSections((await pages)[Number(at)]);
+  return pages;
 }
 
 interface Hit {
-  data: PagefindResultData;
+  page: BundlePage;
   section: RecordSection;
   /** How much of the query the section holds (see scoredSections). */
   score: number;
+}
+
+/**
+ * The pages of a found bundle that hold the query, best first: each filter's value among the page's own, every
+ * typed word somewhere on the page (as typed, or a form of it: Pagefind matches stems), and a message that
+ * holds every CJK run of the query as typed (Pagefind matched their bigrams, which may lie apart).
+ */
+function matchingPages(
+  pages: BundlePage[],
+  runs: string[],
+  typed: string[],
+  filters: Record<string, string>,
+): { page: BundlePage; scored: { section: RecordSection; score: number }[] }[] {
+  const forms = typed.map((w) => wordForms(w.toLowerCase()));
+  const matching: { page: BundlePage; scored: { section: RecordSection; score: number }[]; best: number }[] = [];
+  for (const page of pages) {
+    if (!Object.entries(filters).every(([name, value]) => page.filters[name]?.includes(value))) continue;
+    const lowered = page.sections.map((s) => s.text.toLowerCase());
+    if (!forms.every((f) => lowered.some((text) => f.some((form) => text.includes(form))))) continue;
+    const scored = scoredSections(page.sections, runs, typed);
+    if (scored.length === 0) continue;
+    matching.push({ page, scored, best: Math.max(...scored.map((s) => s.score)) });
+  }
+  return matching.sort((a, b) => b.best - a.best);
+}
+
+/** A word and its stem's likely spellings: Pagefind finds "tests" for "testing"; the stem must keep three
+ * letters. */
+function wordForms(word: string): string[] {
+  const stem = word.replace(/(ing|ed|es|er|ly|ion|ions|s)$/, '');
+  return stem.length >= 3 && stem !== word ? [word, stem] : [word];
 }
 
 /** A found page's session: its URL without the page part (`page/<N>/`). */
@@ -226,8 +259,8 @@ function scoredSections(
 
 /**
  * A session's hits to show, in the order of its pages and messages: those that hold the most of the query.
- * Pagefind also matches word forms (stems) the text does not hold literally: when no section holds a typed
- * word, the session's first message stands for it.
+ * A page may hold the query only in a form of a word (a stem) no section holds literally: the session's first
+ * message then stands for it.
  */
 function bestHits(hits: Hit[]): Hit[] {
   const best = Math.max(...hits.map((h) => h.score));
@@ -245,20 +278,20 @@ function sessionItem(
 ): HTMLLIElement {
   const item = document.createElement('li');
   item.dataset.session = key;
-  for (const [i, { data, section }] of hits.entries()) {
+  for (const [i, { page, section }] of hits.entries()) {
     const link = document.createElement('a');
     const anchor = section.anchor ? `#${section.anchor}` : '';
-    link.href = `${base}${data.url.replace(/^\/+/, '')}${anchor}`;
+    link.href = `${base}${page.url.replace(/^\/+/, '')}${anchor}`;
     const meta = document.createElement('span');
     meta.className = 'hit-meta';
-    const source = SOURCE_LABELS[data.meta.source ?? ''] ?? data.meta.source ?? '';
-    const about = i === 0 ? [source, data.meta.project] : [];
+    const source = SOURCE_LABELS[page.meta.source ?? ''] ?? page.meta.source ?? '';
+    const about = i === 0 ? [source, page.meta.project] : [];
     meta.textContent = [...about, formatTime(section.timestamp, timeZone), section.kind].filter(Boolean).join(' · ');
     link.append(meta);
     if (i === 0) {
       const title = document.createElement('span');
       title.className = 'hit-title';
-      title.textContent = data.meta.title ?? '';
+      title.textContent = page.meta.title ?? '';
       link.append(title);
     } else {
       link.className = 'hit-more';

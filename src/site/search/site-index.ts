@@ -40,7 +40,7 @@ export interface SiteSearchResult {
 }
 
 /** Bump when what a record holds changes: every shard is written again. */
-const SITE_INDEX_VERSION = 4;
+const SITE_INDEX_VERSION = 5;
 /** Sessions are read from the archive in tasks of about this much body. */
 const READ_BATCH_BYTES = 8 * 1024 * 1024;
 /** Lists the shards for the search box, which loads the first and merges the others. */
@@ -52,8 +52,8 @@ interface SavedState extends ShardState {
 }
 
 /**
- * Writes the site's search index (Pagefind) for the sessions whose pages the site has: one record per session
- * page (see site-record.ts), in shards (see site-shards.ts), re-indexing only the shards whose sessions
+ * Writes the site's search index (Pagefind) for the sessions whose pages the site has: one record per bundle
+ * of consecutive session pages (see page-record.ts), in shards (see site-shards.ts), re-indexing only the shards whose sessions
  * changed since the last build into this directory. The texts come from the archive, read again only for the
  * sessions that changed (page-texts.ts keeps them), not from the built HTML nor the command line's index
  * (which a first build would have to make whole). Tool input and output are left out: they are large and

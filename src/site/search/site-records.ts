@@ -10,7 +10,7 @@ import { projectName } from '../../model/project.ts';
 import { messageAnchor, pageOfMessage, sessionRoute } from '../../model/routes.ts';
 import { cjkBigrams, hasCjk } from '../../search/cjk.ts';
 import { markdownAsPlainText } from '../../transcript/markdown-plain-text.ts';
-import { pageText, recordContent, type RecordSection } from '../../transcript/page-record.ts';
+import { type BundlePage, pageText, recordContent, type RecordSection } from '../../transcript/page-record.ts';
 
 /** A section holds this much of a long text: the site index is downloaded in pieces by every visitor. */
 export const MAX_SECTION_CHARS = 16 * 1024;
@@ -38,9 +38,10 @@ export interface SiteSession {
   pages: number[];
 }
 
-/** A page of the site index: its Pagefind record and its text file (see site-record.ts). */
+/** A page of the site index: what its bundle's record and text file hold of it (see page-record.ts). */
 export interface PageRecord {
-  record: SiteRecord;
+  page: BundlePage;
+  /** Its entry in the bundle's text file (`pageText`). */
   text: string;
 }
 
@@ -105,9 +106,9 @@ export function siteSessions(
 }
 
 /**
- * One record per page of a session: the page's prompts and answers in order (and, on its first page, the
+ * One entry per page of a session: the page's prompts and answers in order (and, on its first page, the
  * session's title, project and directory), linked to the page; the search box links a hit to its message.
- * The record's meta `text` (where its text file is) is set by the writer, which knows the shard. Made a page at
+ * The writer puts consecutive pages into a bundle, one Pagefind record (`bundleRecord`). Made a page at
  * a time from the main thread's rows in parts (in order) and the subagents' rows (each page's after its own),
  * so a huge session's texts are never all in memory.
  */
@@ -152,30 +153,23 @@ export function* sessionRecords(
     }
   };
   const pageRecord = (page: number, sections: RecordSection[]): PageRecord => {
-    const bigrams = new Set<string>();
-    for (const section of sections)
-      if (hasCjk(section.text)) for (const gram of cjkBigrams(section.text)) bigrams.add(gram);
     const months = new Set<string>();
     for (const section of sections) {
       const name = month(section.timestamp);
       if (name) months.add(name);
     }
-    return {
-      text: pageText(sections),
-      record: {
-        url: sessionRoute(session.source, session.sessionId, page),
-        content: recordContent(sections, [...bigrams]),
-        language: options.language,
-        meta: {
-          title,
-          source: session.source,
-          project,
-          date: sections.find((s) => s.kind !== 'session')?.timestamp ?? session.startedAt,
-          page: String(page),
-        },
-        filters: { source: [session.source], project: [project], month: [...months] },
+    const entry = {
+      url: sessionRoute(session.source, session.sessionId, page),
+      meta: {
+        title,
+        source: session.source,
+        project,
+        date: sections.find((s) => s.kind !== 'session')?.timestamp ?? session.startedAt,
+        page: String(page),
       },
+      filters: { source: [session.source], project: [project], month: [...months] },
     };
+    return { page: { ...entry, sections }, text: pageText(entry, sections) };
   };
   for (const rows of mainParts) {
     for (const row of rows) {
@@ -187,6 +181,31 @@ export function* sessionRecords(
     }
   }
   yield* recordsBefore(Infinity);
+}
+
+/**
+ * The Pagefind record of a bundle of pages: each distinct word of their texts once and their CJK bigrams, the
+ * union of their filter values (the search box checks each page's own), linked to the first page; its meta
+ * `text` names the bundle's text file.
+ */
+export function bundleRecord(pages: BundlePage[], textFile: string, language: string): SiteRecord {
+  const sections = pages.flatMap((p) => p.sections);
+  const bigrams = new Set<string>();
+  for (const section of sections)
+    if (hasCjk(section.text)) for (const gram of cjkBigrams(section.text)) bigrams.add(gram);
+  const filters: Record<string, Set<string>> = {};
+  for (const page of pages)
+    for (const [name, values] of Object.entries(page.filters)) {
+      const set = (filters[name] ??= new Set());
+      for (const value of values) set.add(value);
+    }
+  return {
+    url: pages[0]?.url ?? '',
+    content: recordContent(sections, [...bigrams]),
+    language,
+    meta: { text: textFile, pages: String(pages.length) },
+    filters: Object.fromEntries(Object.entries(filters).map(([name, set]) => [name, [...set]])),
+  };
 }
 
 /** The month (`yyyy-MM`) of a time in a zone, worked out once a minute of time: zoned formatting is slow, and

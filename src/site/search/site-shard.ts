@@ -3,7 +3,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { ShareSettings } from '../../privacy/share-mode.ts';
-import { type PageRecord, type RecordOptions, sessionRecords, type SiteSession } from './site-records.ts';
+import { bundleRecord, type PageRecord, type RecordOptions, sessionRecords, type SiteSession } from './site-records.ts';
 import { TEXT_FILE_EXTENSION, textBundle } from '../../transcript/page-record.ts';
 import { PageTextCache, readSessionTexts, type SessionTexts } from '../../transcript/page-texts.ts';
 
@@ -18,13 +18,14 @@ export const SITE_SEARCH_LANGUAGE = 'en';
 /** In each shard: the text files of its pages (see page-record.ts). */
 const TEXT_DIR = 'text';
 /**
- * Pages' texts go into one file until it holds this many characters (~30 kB gzipped): a file a page would put
- * a history of thousands of sessions over the file limits of static hosts, and a search fetches a few such
- * files at most (the pages of a shard are in the order of their sessions, so one session's pages share one).
+ * Consecutive pages go into one bundle (one Pagefind record and one text file) until it holds this many
+ * characters (~70 kB gzipped): a record and a file a page would put a history of thousands of sessions over the
+ * file limits of static hosts and cost Pagefind a record each, and a search fetches a few such files at most
+ * (the pages of a shard are in the order of their sessions, so one session's pages share one).
  */
-const TEXT_BUNDLE_CHARS = 100_000;
-/** Records handed to Pagefind and not yet taken in, at most (about this many pages' texts in memory). */
-const IN_FLIGHT_RECORDS = 256;
+const TEXT_BUNDLE_CHARS = 250_000;
+/** Records handed to Pagefind and not yet taken in, at most (about this many bundles' texts in memory). */
+const IN_FLIGHT_RECORDS = 16;
 
 /** Reads sessions' texts from the archive for the text cache (see page-texts.ts). */
 export interface ReadJob {
@@ -58,8 +59,8 @@ export interface ShardWritten {
 }
 
 /**
- * Writes one shard: a record and a text file per page of its sessions (see site-record.ts), from the text
- * cache, indexed by Pagefind into `outputPath`. Each thread that writes shards (workers, see
+ * Writes one shard: a record and a text file per bundle of its sessions' pages (see page-record.ts), from the
+ * text cache, indexed by Pagefind into `outputPath`. Each thread that writes shards (workers, see
  * site-shard-worker.ts, or the build's own for a single shard) has a Pagefind indexer process of its own.
  */
 export async function writeShard(job: ShardJob): Promise<ShardWritten> {
@@ -91,10 +92,15 @@ export async function writeShard(job: ShardJob): Promise<ShardWritten> {
       const name = `${createHash('sha256').update(json).digest('hex').slice(0, 20)}${TEXT_FILE_EXTENSION}`;
       // Node writes no time into the gzip header: the same texts make the same bytes.
       writes.push(fs.writeFile(path.join(job.outputPath, TEXT_DIR, name), gzipSync(json)));
-      bundle.forEach(({ record }, at) => {
-        record.meta.text = `${job.shard}/${TEXT_DIR}/${name}#${at}`;
-        added.push(index.addCustomRecord(record));
-      });
+      added.push(
+        index.addCustomRecord(
+          bundleRecord(
+            bundle.map((entry) => entry.page),
+            `${job.shard}/${TEXT_DIR}/${name}`,
+            SITE_SEARCH_LANGUAGE,
+          ),
+        ),
+      );
       bundle = [];
       bundleChars = 0;
       if (added.length >= IN_FLIGHT_RECORDS) {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emptyShardState, planShards, type ShardState } from '../../../src/site/search/site-shards.ts';
-import { bundlePages, pageSections } from '../../../src/transcript/page-record.ts';
+import { bundlePage, bundlePages } from '../../../src/transcript/page-record.ts';
 import { runCli } from '../../helpers/cli.ts';
 import { copyFixtureHome, SESSION, tempDir } from '../../helpers/paths.ts';
 import { appendPrompt } from '../../helpers/transcripts.ts';
@@ -117,6 +117,13 @@ describe('the site index in shards, over real builds', { timeout: 900_000 }, () 
     const before = await searchFiles(out);
     const shards = JSON.parse(before.get('shards.json')!.bytes.toString()) as string[];
     expect(shards.length).toBeGreaterThan(2);
+    // One Pagefind record (a fragment) per bundle of pages, each with its text file; fewer than the pages.
+    const count = (pattern: RegExp) => [...before.keys()].filter((f) => pattern.test(f)).length;
+    const pageCount = [...before]
+      .filter(([f]) => f.endsWith('.pf_text'))
+      .flatMap(([, state]) => bundlePages(gunzipSync(state.bytes).toString())).length;
+    expect(count(/\.pf_fragment$/)).toBe(count(/\.pf_text$/));
+    expect(count(/\.pf_fragment$/)).toBeLessThan(pageCount);
 
     const transcript = path.join(home, '.claude', 'projects', '-home-alice-work-webapp', `${SESSION.B}.jsonl`);
     await appendPrompt(transcript, 'SHARD-MARKER 検索の確認', '2026-03-03T00:25:00.000Z');
@@ -130,7 +137,11 @@ describe('the site index in shards, over real builds', { timeout: 900_000 }, () 
         file.includes(`${path.sep}text${path.sep}`) && gunzipSync(state.bytes).includes('SHARD-MARKER'),
     );
     expect(holding).toHaveLength(1);
-    const sections = bundlePages(gunzipSync(holding[0]![1].bytes).toString()).flatMap(pageSections);
+    const pages = bundlePages(gunzipSync(holding[0]![1].bytes).toString()).map(bundlePage);
+    const page = pages.find((p) => p?.sections.some((s) => s.text.includes('SHARD-MARKER')))!;
+    expect(page.url).toBe(`sessions/claude-code/${SESSION.B}/`);
+    expect(page.meta).toMatchObject({ source: 'claude-code', page: '1' });
+    const sections = page.sections;
     const section = sections.find((s) => s.text.includes('SHARD-MARKER'))!;
     expect(section).toMatchObject({ kind: 'prompt', text: 'SHARD-MARKER 検索の確認' });
     expect(section.anchor).toMatch(/^m\d+$/);

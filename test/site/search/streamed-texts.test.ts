@@ -46,13 +46,13 @@ function inParts<T>(rows: T[], sizes: number[]): T[][] {
 describe("a session's search texts in parts", () => {
   it('make the same records whether they come in one part or many, cut anywhere', () => {
     const whole = [...sessionRecords([main], subagents, session, options)];
-    expect(whole.map((r) => r.record.url)).toEqual([
+    expect(whole.map((r) => r.page.url)).toEqual([
       'sessions/claude-code/s1/',
       'sessions/claude-code/s1/page/2/',
       'sessions/claude-code/s1/page/3/',
     ]);
     // Each page: the main thread's sections in order, then its subagents'; the session's own section first.
-    const texts = whole.map((r) => (JSON.parse(r.text) as string[][]).map((s) => s[3]));
+    const texts = whole.map((r) => ((JSON.parse(r.text) as unknown[])[3] as string[][]).map((s) => s[3]));
     expect(texts[0]![0]).toBe(session.about);
     expect(texts[0]!.slice(1, 3)).toEqual(['text 0 検索0', 'text 1 検索1']);
     expect(texts[0]!.at(-1)).toBe('subagent on page one');
@@ -66,8 +66,10 @@ describe("a session's search texts in parts", () => {
   it("a page holding only a subagent's texts still has its record", () => {
     const withoutPage3 = main.filter((r) => r.index! < 30);
     const records = [...sessionRecords([withoutPage3], subagents, session, options)];
-    expect(records.map((r) => r.record.meta.page)).toEqual(['1', '2', '3']);
-    expect(JSON.parse(records[2]!.text)).toEqual([['m35', 'answer', subagents[1]!.ts, 'subagent on page three']]);
+    expect(records.map((r) => r.page.meta.page)).toEqual(['1', '2', '3']);
+    expect((JSON.parse(records[2]!.text) as unknown[])[3]).toEqual([
+      ['m35', 'answer', subagents[1]!.ts, 'subagent on page three'],
+    ]);
   });
 
   it('leave the collector in parts of at least the size asked, in order', () => {
