@@ -87,11 +87,12 @@ export interface ThreadView {
 /** A tool call's input (a file written, an edit, a command) shown on the page up to this many characters. */
 export const OUTPUT_PREVIEW_CHARS = 20_000;
 /**
- * A tool's output shown on the page up to this many characters (about 60 lines). Outputs are most of a
- * history's bytes (file contents read, search hits, fetched pages, logs) and rarely read past their first
- * screen; the calls' inputs, the prompts and the answers are shown whole. The archive keeps every output.
+ * A tool's output shown on the page up to this many characters (about one screen, 20–25 lines). Outputs are most
+ * of a history's bytes (file contents read, search hits, fetched pages, logs) and rarely read past their first
+ * screen; the calls' inputs, the prompts and the answers are shown whole. The archive keeps every output, and
+ * `export` and the MCP server's session tool (`max_output_chars`) give it whole.
  */
-export const RESULT_PAGE_CHARS = 4_000;
+export const RESULT_PAGE_CHARS = 1_500;
 export const INLINE_IMAGE_MAX_BYTES = 1_000_000;
 
 /** The argument a call is known by, in every assistant's spelling (the first present is shown). */
