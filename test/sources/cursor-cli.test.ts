@@ -17,6 +17,7 @@ import {
   writeChatStore,
   writeDemoChatStore,
 } from '../helpers/cursor-store.ts';
+import { writeCursorDb } from '../helpers/cursor-db.ts';
 import { FIXTURE_HOME, tempDir } from '../helpers/paths.ts';
 
 const { F } = CLI_IDS;
@@ -195,6 +196,51 @@ describe('cursor CLI chat stores (store.db)', () => {
     ]);
     expect(t.messages.filter((m) => m.source_type === 'tool_result')).toHaveLength(0);
     expect(again.byId.get(F)!.models).toEqual(['gpt-5']); // named by the store's reasoning block all the same
+  });
+
+  it('a chat also in the editor database: its bubbles give the messages, the store adds its model', async () => {
+    const { home: h, dotCursor } = await home();
+    const dir = chatDirFor(h, WEBAPP, F);
+    await fs.mkdir(dir, { recursive: true });
+    const { file } = writeChatStore(dir, { agentId: F, name: 'From the store', messages: demoChatMessages() });
+    const db = path.join(h, 'state.vscdb');
+    const bubble = (fields: Record<string, unknown>) => JSON.stringify({ _v: 3, ...fields });
+    writeCursorDb(db, [
+      [
+        `composerData:${F}`,
+        JSON.stringify({
+          _v: 10,
+          composerId: F,
+          name: 'From the editor',
+          createdAt: Date.parse('2026-03-12T14:00:00Z'),
+          lastUpdatedAt: Date.parse('2026-03-12T14:00:09Z'),
+          fullConversationHeadersOnly: [
+            { bubbleId: 'b1', type: 1 },
+            { bubbleId: 'b2', type: 2 },
+          ],
+        }),
+      ],
+      [`bubbleId:${F}:b1`, bubble({ type: 1, text: 'Why the warning?', createdAt: '2026-03-12T14:00:00Z' })],
+      [
+        `bubbleId:${F}:b2`,
+        bubble({
+          type: 2,
+          text: 'Node 18.',
+          createdAt: '2026-03-12T14:00:09Z',
+          tokenCount: { inputTokens: 900, outputTokens: 12 },
+        }),
+      ],
+    ]);
+    const { byId, body } = await run(h, [dotCursor, db]);
+    expect(byId.get(F)).toMatchObject({
+      title: 'From the editor',
+      models: ['gpt-5'],
+      startedAt: '2026-03-12T14:00:00.000Z',
+    });
+    expect(byId.get(F)!.stats.tokens).toMatchObject({ input: 900, output: 12 });
+    const s = await body(F);
+    expect(s.files.sort()).toEqual([db, file].sort());
+    expect(s.messages.map((m) => m.segments[0]?.text)).toEqual(['Why the warning?', 'Node 18.']);
   });
 
   it('an unchanged store is not opened again; a changed one is read again', async () => {
