@@ -3,7 +3,7 @@ import { hadMainTranscript, type HistoryPrompt, type SessionSummary } from '../m
 import { SOURCES } from '../sources/index.ts';
 import type { Source, SourceContext } from '../sources/source.ts';
 import type { CollectWarning } from '../util/warnings.ts';
-import { DataDir, indexEntry } from '../archive/data-dir.ts';
+import { DataDir, indexEntry, type IndexEntry } from '../archive/data-dir.ts';
 import { lockDataDir } from '../archive/lock.ts';
 import { recoverArchive } from '../archive/recover.ts';
 import { fileStamp } from '../util/stamp.ts';
@@ -94,7 +94,9 @@ async function collectLocked(data: DataDir, options: CollectOptions): Promise<Co
   /** What the archive holds, in brief: enough to tell what changed (the full summaries are read only to
    * write them again, when something did). */
   const previous = new Map((await data.readIndexEntries()).map((e) => [e.id, e]));
-  const current = new Map(previous);
+  /** What the archive holds after this run: a copy of `previous` made when the first session is written. */
+  let currentCopy: Map<string, IndexEntry> | undefined;
+  const current = () => (currentCopy ??= new Map(previous));
   /** Summaries of the sessions written in this run. */
   const written = new Map<string, SessionSummary>();
   const warnings: CollectWarning[] = [];
@@ -112,27 +114,34 @@ async function collectLocked(data: DataDir, options: CollectOptions): Promise<Co
   const movedBodies = new Set<string>();
   const record = (summary: SessionSummary) => {
     summary.fileStamps = stampsOf(summary.files);
-    const before = current.get(summary.id)?.body;
+    const before = current().get(summary.id)?.body;
     if (before && before !== summary.body) movedBodies.add(before);
     written.set(summary.id, summary);
-    current.set(summary.id, indexEntry(summary));
+    current().set(summary.id, indexEntry(summary));
   };
-  /** file → archived sessions read from it */
-  const sessionsByFile = new Map<string, string[]>();
+  /** file → the archived session read from it, or the sessions when several were (no list for the usual one) */
+  const sessionsByFile = new Map<string, string | string[]>();
   for (const entry of previous.values()) {
     for (let i = 0; i < entry.fileCount; i++) {
       const file = entry.file(i);
       const owners = sessionsByFile.get(file);
-      if (owners) owners.push(entry.id);
-      else sessionsByFile.set(file, [entry.id]);
+      if (owners === undefined) sessionsByFile.set(file, entry.id);
+      else if (typeof owners === 'string') sessionsByFile.set(file, [owners, entry.id]);
+      else owners.push(entry.id);
     }
   }
-  const archivedKeys: ReadonlySet<string> = new Set(previous.keys());
+  const ownersOf = (file: string): readonly string[] | undefined => {
+    const owners = sessionsByFile.get(file);
+    return typeof owners === 'string' ? [owners] : owners;
+  };
+  /** SourceContext.archived, made when a source first asks (one reading a session does). */
+  let archivedKeys: ReadonlySet<string> | undefined;
   /** SourceContext.unchanged for the usual session of one file, without the sets the general case needs; the
    * file is stat'ed once however many sessions were read from it. */
   const unchangedFile = (file: string, prefix: string): string[] | undefined => {
     const owners = sessionsByFile.get(file);
     if (owners === undefined) return undefined;
+    if (typeof owners === 'string') return unchangedOwner(owners, file, prefix);
     let ids: string[] | undefined;
     let stamp: string | undefined | null = null;
     for (const id of owners) {
@@ -147,6 +156,15 @@ async function collectLocked(data: DataDir, options: CollectOptions): Promise<Co
       (ids ??= []).push(id.slice(prefix.length));
     }
     return ids;
+  };
+  /** unchangedFile for a file one archived session was read from (the usual case). */
+  const unchangedOwner = (id: string, file: string, prefix: string): string[] | undefined => {
+    if (!id.startsWith(prefix)) return undefined;
+    const entry = previous.get(id)!;
+    if (entry.fileCount !== 1 || entry.file(0) !== file) return undefined;
+    const recorded = entry.stamp(0);
+    if (!recorded || recorded !== sourceStamp(file)) return undefined;
+    return [id.slice(prefix.length)];
   };
 
   const only = options.sourceOptions.assistants;
@@ -177,7 +195,9 @@ async function collectLocked(data: DataDir, options: CollectOptions): Promise<Co
       home: options.home,
       env: options.env,
       options: options.sourceOptions,
-      archived: archivedKeys,
+      get archived() {
+        return (archivedKeys ??= new Set(previous.keys()));
+      },
       unavailable: (file) => unavailable.add(file),
       prepare: {
         dataDir: options.dataDir,
@@ -208,7 +228,7 @@ async function collectLocked(data: DataDir, options: CollectOptions): Promise<Co
         const ids = new Set<string>();
         for (const file of files) {
           let owned = false;
-          for (const id of sessionsByFile.get(file) ?? []) {
+          for (const id of ownersOf(file) ?? []) {
             if (!id.startsWith(prefix)) continue;
             ids.add(id);
             owned = true;
@@ -329,32 +349,43 @@ async function collectLocked(data: DataDir, options: CollectOptions): Promise<Co
     reports.push(report);
   }
 
+  const after = currentCopy ?? previous;
   let archivedOnly = 0;
   let changed = written.size > 0;
+  /** The sessions whose presence differs from what the index says (writeSummaries keeps it for the others). */
   const presence = new Map<string, boolean>();
-  for (const entry of current.values()) {
+  for (const entry of after.values()) {
+    const saw = seen.has(entry.id);
     // Unreadable this run, or of an assistant this run did not read (--assistants): its presence is not known.
     const unknown =
-      !seen.has(entry.id) &&
+      !saw &&
       (entry.files.some((f) => unavailable.has(f)) || !readSources.has(entry.id.slice(0, entry.id.indexOf('/'))));
-    const present = unknown ? entry.sourcePresent : seen.has(entry.id);
-    if (present !== entry.sourcePresent) changed = true;
-    presence.set(entry.id, present);
+    const present = unknown ? entry.sourcePresent : saw;
+    if (present !== entry.sourcePresent) {
+      changed = true;
+      presence.set(entry.id, present);
+    }
     if (!present) archivedOnly += 1;
   }
   // Nothing read, nothing gone: the index on disk is already right (the common case of a frequent collect).
-  if (changed) await data.writeSummaries(current.values(), written, presence);
+  if (changed) await data.writeSummaries(after.values(), written, presence);
   await histories.save();
   if (movedBodies.size > 0) {
-    const referenced = new Set([...current.values()].map((e) => e.body));
+    const referenced = new Set([...after.values()].map((e) => e.body));
     for (const body of movedBodies) if (!referenced.has(body)) await data.removeBody(body);
   }
+  let sessionIds: ReadonlySet<string> | undefined;
   return {
     sources: reports,
-    totalSessions: current.size,
+    totalSessions: after.size,
     archivedOnly,
     warnings,
-    archive: { sessionIds: new Set(current.keys()), prompts: promptsBySource },
+    archive: {
+      get sessionIds() {
+        return (sessionIds ??= new Set(after.keys()));
+      },
+      prompts: promptsBySource,
+    },
   };
 }
 

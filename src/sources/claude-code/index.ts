@@ -26,7 +26,10 @@ async function* readClaude(location: SourceLocation, ctx: SourceContext): AsyncG
     const toRead: SessionFiles[] = [];
 
     for (const listing of listings) {
-      const bySession = new Map(listing.sessions.map((s) => [s.sessionId, s]));
+      // Legacy subagent files join the session they name (a new one when it has no transcript here); without
+      // any, the listing is used as it is (a warm collect goes through thousands of sessions).
+      const legacy = listing.legacyAgents.length > 0;
+      const bySession = new Map(legacy ? listing.sessions.map((s) => [s.sessionId, s]) : []);
       for (const agent of listing.legacyAgents) {
         const parent = await firstSessionId(agent.file, ctx.warn);
         if (!parent) {
@@ -44,7 +47,7 @@ async function* readClaude(location: SourceLocation, ctx: SourceContext): AsyncG
       // with subagent files only is asked too: one archived with its main transcript recorded that file, so
       // once the transcript is deleted its files differ and it is read again (as partial).
       const unchanged: string[] = [];
-      for (const files of bySession.values()) {
+      for (const files of legacy ? bySession.values() : listing.sessions) {
         const verdict = ctx.unchanged?.(sessionFilePaths(files));
         if (verdict?.length === 1 && verdict[0] === files.sessionId) unchanged.push(files.sessionId);
         else toRead.push(files);

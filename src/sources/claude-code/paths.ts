@@ -88,8 +88,10 @@ export async function listProjectDir(
         get(entry.name).subagents.push(...subagents.sort((a, b) => byCodeUnits(a.file, b.file)));
     }
   }
+  // By session id in code units, as byCodeUnits orders: the ids' native sort does that without calling back into
+  // JavaScript for each pair (a warm collect sorts thousands).
   return {
-    sessions: [...sessions.values()].sort((a, b) => byCodeUnits(a.sessionId, b.sessionId)),
+    sessions: [...sessions.keys()].sort().map((id) => sessions.get(id)!),
     legacyAgents: legacyAgents.sort((a, b) => byCodeUnits(a.file, b.file)),
   };
 }

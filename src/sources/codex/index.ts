@@ -1,9 +1,9 @@
-import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { HistoryPrompt, Session } from '../../model/session.ts';
 import { readFailure } from '../../util/fs.ts';
 import { readJsonl } from '../../util/jsonl.ts';
+import { textHash } from '../../util/text-hash.ts';
 import { saneIsoFromMs, TIME_RANGE_TEXT } from '../../util/time.ts';
 import type { WarningSink } from '../../util/warnings.ts';
 import type { Source, SourceContext, SourceItem, SourceLocation } from '../source.ts';
@@ -100,10 +100,8 @@ async function* readCodex(location: SourceLocation, ctx: SourceContext): AsyncGe
   }
   for (const node of nodes) if (node.cwd && !cwdById.has(node.id)) cwdById.set(node.id, node.cwd);
   // Prompts are filed under their session's folder: a history is read again when a session or its folder (as
-  // its rollout's first line names it) is new or changed.
-  const folders = createHash('sha1')
-    .update(JSON.stringify(nodes.map((n) => [n.id, n.cwd ?? null])))
-    .digest('hex');
+  // its rollout's first line names it) is new or changed. (A hash of their own: node:crypto is not loaded for it.)
+  const folders = textHash(JSON.stringify(nodes.map((n) => [n.id, n.cwd ?? null])));
   for (const root of location.found) {
     const history = path.join(root, 'history.jsonl');
     if (ctx.historyUnchanged?.(history, folders)) continue;

@@ -20,7 +20,10 @@ const MAX_SMALL_FILE = 1024 * 1024;
  */
 export class ProjectDirs {
   private readonly bySlug = new Map<string, string>();
-  private readonly byHash = new Map<string, string>();
+  /** The registry's paths by SHA-256, made when a hash is first looked up (a warm collect looks up none, and
+   * then does not load node:crypto). */
+  private byHashMemo: Map<string, string> | undefined;
+  private readonly registered: string[] = [];
   private readonly roots = new Map<string, string | undefined>();
 
   private constructor(private readonly warn: WarningSink) {}
@@ -37,7 +40,7 @@ export class ProjectDirs {
         for (const [dir, slug] of Object.entries(projects ?? {})) {
           if (typeof slug !== 'string') continue;
           dirs.bySlug.set(slug, dir);
-          dirs.byHash.set(sha256(dir), dir);
+          dirs.registered.push(dir);
         }
       } catch (error) {
         warn({ file, message: `not valid JSON (${(error as Error).message}); project folders are told another way` });
@@ -57,7 +60,8 @@ export class ProjectDirs {
     const hash = meta.projectHash && HASH.test(meta.projectHash) ? meta.projectHash : HASH.test(name) ? name : '';
     const named = [...(meta.directories ?? []), ...findings.contextDirs];
     if (hash) {
-      const known = this.byHash.get(hash);
+      this.byHashMemo ??= new Map(this.registered.map((dir) => [sha256(dir), dir]));
+      const known = this.byHashMemo.get(hash);
       if (known) return known;
       for (const candidate of [...named, ...findings.toolPaths.flatMap(ancestors)]) {
         if (sha256(candidate) === hash) return candidate;
