@@ -145,12 +145,19 @@ export function textOf(m: NormalizedMessage): string {
     .join('\n\n');
 }
 
+/** The first RESULT_PAGE_CHARS of a long output, ending after a whole line when one ends in its second half;
+ * never between the two halves of a surrogate pair. */
+function shownOutput(output: string): string {
+  const lineEnd = output.lastIndexOf('\n', RESULT_PAGE_CHARS - 1);
+  if (lineEnd >= RESULT_PAGE_CHARS / 2) return output.slice(0, lineEnd + 1);
+  const end = /[\uD800-\uDBFF]/.test(output[RESULT_PAGE_CHARS - 1]!) ? RESULT_PAGE_CHARS - 1 : RESULT_PAGE_CHARS;
+  return output.slice(0, end);
+}
+
 export function resultView(m: NormalizedMessage, call?: ToolCall): ResultView {
   const output = m.tool_call?.output ?? '';
-  let cut = output.length > RESULT_PAGE_CHARS ? output.length - RESULT_PAGE_CHARS : 0;
-  // Never between the two halves of a surrogate pair.
-  if (cut && /[\uD800-\uDBFF]/.test(output[RESULT_PAGE_CHARS - 1]!)) cut += 1;
-  const shown = cut ? output.slice(0, output.length - cut) : output;
+  const shown = output.length > RESULT_PAGE_CHARS ? shownOutput(output) : output;
+  const cut = output.length - shown.length;
   return {
     id: m.id,
     status: m.tool_call?.status ?? 'completed',

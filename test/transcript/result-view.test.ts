@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import type { NormalizedMessage } from '../../src/model/message.ts';
+import { RESULT_PAGE_CHARS, resultView } from '../../src/transcript/view-items.ts';
+
+const result = (output: string) =>
+  ({
+    id: 'r1',
+    role: 'tool',
+    source_type: 'tool_result',
+    timestamp: '2026-03-01T10:00:00.000Z',
+    segments: [],
+    tool_call: { call_id: 'c1', name: 'Bash', status: 'completed', output },
+    metadata: {},
+  }) as unknown as NormalizedMessage;
+
+describe("a tool's output on the page", () => {
+  it('is shown whole up to the limit', () => {
+    const output = 'line\n'.repeat(RESULT_PAGE_CHARS / 5);
+    expect(output.length).toBe(RESULT_PAGE_CHARS);
+    expect(resultView(result(output))).toMatchObject({ output, truncated: 0 });
+  });
+
+  it('past it, ends after the last whole line that fits, and counts the rest', () => {
+    const line = `${'x'.repeat(99)}\n`;
+    const output = line.repeat(40);
+    const view = resultView(result(output));
+    expect(view.output).toBe(line.repeat(Math.floor(RESULT_PAGE_CHARS / line.length)));
+    expect(view.truncated).toBe(output.length - view.output.length);
+  });
+
+  it('a line too long to end in the second half is cut at the limit, never inside a surrogate pair', () => {
+    const output = `${'a'.repeat(RESULT_PAGE_CHARS - 1)}😀${'b'.repeat(10)}\nmore`;
+    const view = resultView(result(output));
+    expect(view.output).toBe('a'.repeat(RESULT_PAGE_CHARS - 1));
+    expect(view.truncated).toBe(output.length - (RESULT_PAGE_CHARS - 1));
+    const plain = resultView(result('c'.repeat(5000)));
+    expect(plain.output.length).toBe(RESULT_PAGE_CHARS);
+    expect(plain.truncated).toBe(5000 - RESULT_PAGE_CHARS);
+  });
+});
