@@ -206,17 +206,50 @@ describe('Qwen Code chats (projects/<cwd>/chats/<id>.jsonl, tmp/<hash>/logs.json
     expect(third.byId.get(MAIN)!.endedAt).toBe('2026-03-06T09:02:00.000Z');
   });
 
-  it('warns once about chats in the older layout (tmp/<hash>/chats/session-*.json) it does not read', async () => {
+  it('reads a session in the older layout (tmp/<hash>/chats/session-*.json): a real Gemini CLI recording', async () => {
+    // Qwen Code wrote Gemini CLI's JSON sessions before its own recorder (QwenLM/qwen-code#1100). No such file from
+    // Qwen Code is public; git-ai's real Gemini CLI session is the same layout (fixtures/gemini-cli/real/SOURCES.md).
     const dir = await copy();
-    const chats = path.join(dir, 'tmp', 'a'.repeat(64), 'chats');
+    const hash = '28be4f5feb651b48879e1281570b925ec19d4e00cd5aa13d3b3f17fe9efd858d';
+    const chats = path.join(dir, 'tmp', hash, 'chats');
     await fs.mkdir(chats, { recursive: true });
-    await fs.writeFile(path.join(chats, 'session-2025-08-01T10-00-0a1b2c3d.json'), '{"sessionId":"x","messages":[]}');
-    await fs.writeFile(path.join(chats, 'session-2025-08-02T10-00-1a1b2c3d.json'), '{"sessionId":"y","messages":[]}');
-    const { warnings, byId } = await run(dir);
-    expect(warnings.filter((w) => w.includes('older layout'))).toEqual([
-      `tmp/${'a'.repeat(64)}/chats/session-2025-08-01T10-00-0a1b2c3d.json:: 2 session file(s) in the older layout (tmp/<hash>/chats/session-*.json, before Qwen Code recorded to projects/) are not read`,
-    ]);
-    expect(byId.size).toBe(2);
+    await fs.copyFile(
+      path.join(REPO, 'fixtures/gemini-cli/real/git-ai-session-simple.json'),
+      path.join(chats, 'session-2025-12-06T18-25-18f475c0.json'),
+    );
+    await fs.writeFile(path.join(chats, 'session-2025-12-07T10-00-0badf00d.json'), '{"sessionId": "half-writ');
+    const first = await run(dir);
+    const broken = first.warnings.filter((w) => w.startsWith(`tmp/${hash}`));
+    expect(broken).toHaveLength(1);
+    expect(broken[0]).toMatch(
+      /chats\/session-2025-12-07T10-00-0badf00d\.json:: not valid JSON \(.+\); the CLI rewrote this file whole; skipped$/,
+    );
+    const s = first.byId.get('18f475c0-690f-4bc9-b84e-88a0a1e9518f')!;
+    expect(s).toMatchObject({
+      source: 'qwen-code',
+      title: 'add another hello bob console log to @index.ts',
+      // No project folder is known: the parent of a tool path whose SHA-256 is the folder's name.
+      cwd: '/Users/svarlamov/projects/testing-git',
+      startedAt: '2025-12-06T18:25:18.042Z',
+      endedAt: '2025-12-06T18:27:49.718Z',
+      models: ['gemini-2.5-flash'],
+    });
+    expect(s.stats).toMatchObject({
+      prompts: 1,
+      toolUsesByName: { replace: 2, read_file: 2, write_todos: 1 },
+      toolErrorsByName: { replace: 1 },
+      // Gemini counts thoughts apart (input + output + thoughts = total): Σ(input − cached) = 50933 − 34456,
+      // Σ(output + thoughts) = 428 + 389, Σ cached; they add up to Σ total 51750.
+      tokens: { input: 16477, output: 817, cacheRead: 34456, cacheCreation: 0 },
+    });
+    const m = (await first.body(s.sessionId)).messages;
+    expect(m.find((x) => x.source_type === 'tool_result')!.tool_call).toMatchObject({
+      name: 'replace',
+      status: 'error',
+    });
+    expect(m.filter((x) => x.segments.some((g) => g.format === 'thinking'))).toHaveLength(5);
+    const again = await run(dir, first.data);
+    expect(again.report.sources.find((r) => r.id === 'qwen-code')).toMatchObject({ sessions: 0, unchanged: 3 });
   });
 
   it('locates <home>/.qwen, $QWEN_RUNTIME_DIR and $QWEN_HOME unless --home was given, and --qwen-dir', async () => {

@@ -5,8 +5,8 @@ import { listSessionFiles, listTempProjects, locateQwen } from './paths.ts';
 
 export { locateQwen } from './paths.ts';
 
-/** Qwen Code: `~/.qwen/projects/<sanitized cwd>/chats/<session id>.jsonl`, prompts in `tmp/<sha256 of cwd>/logs.json`.
- * See docs/formats/qwen-code.md. */
+/** Qwen Code: `~/.qwen/projects/<sanitized cwd>/chats/<session id>.jsonl`, prompts in `tmp/<sha256 of cwd>/logs.json`,
+ * older sessions in `tmp/<sha256 of cwd>/chats/session-*.json`. See docs/formats/qwen-code.md. */
 export const qwenCode: Source = {
   id: 'qwen-code',
   label: 'Qwen Code',
@@ -18,10 +18,12 @@ async function* readQwen(location: SourceLocation, ctx: SourceContext): AsyncGen
   const seen = new Set<string>();
   for (const root of location.found) {
     const files = await listSessionFiles(root, ctx.warn);
+    // tmp/<hash>/: logs.json, and sessions in the older layout (Gemini CLI's, before Qwen Code's own recorder).
+    const temp = await listTempProjects(root, ctx.warn);
     // Every changed session is stamped before any is read, so the collector knows how much there is to read.
     const changed: string[] = [];
     const unchanged: string[] = [];
-    for (const file of files) {
+    for (const file of [...files, ...temp.legacy]) {
       const ids = ctx.unchanged?.([file]);
       if (ids) {
         unchanged.push(...ids);
@@ -31,10 +33,14 @@ async function* readQwen(location: SourceLocation, ctx: SourceContext): AsyncGen
       changed.push(file);
     }
     if (unchanged.length > 0) yield { kind: 'unchanged', sessionIds: unchanged };
-    // Loaded only when a session is to be read: a collect that finds nothing changed never compiles the reader.
-    const reader = changed.length > 0 ? await import('./session.ts') : undefined;
+    const cwds = temp.dirs.length > 0 ? await projectCwds(files) : [];
+    // Loaded only when a session is to be read: a collect that finds nothing changed never compiles the readers.
+    const jsonl = changed.some((f) => f.endsWith('.jsonl')) ? await import('./session.ts') : undefined;
+    const older = changed.some((f) => f.endsWith('.json')) ? await import('./legacy.ts') : undefined;
     for (const file of changed) {
-      const session = await reader!.readSession(file, ctx);
+      const session = file.endsWith('.jsonl')
+        ? await jsonl!.readSession(file, ctx)
+        : await older!.readLegacySession(file, cwds, ctx);
       if (!session) continue;
       if (seen.has(session.sessionId)) {
         ctx.warn({ file, message: `session ${session.sessionId} was already read from another file; skipped` });
@@ -43,9 +49,7 @@ async function* readQwen(location: SourceLocation, ctx: SourceContext): AsyncGen
       seen.add(session.sessionId);
       yield { kind: 'session', session };
     }
-    const temp = await listTempProjects(root, ctx.warn);
-    const cwds = temp.length > 0 ? await projectCwds(files) : [];
-    for (const dir of temp) {
+    for (const dir of temp.dirs) {
       const file = path.join(dir, 'logs.json');
       const project = projectOfTempDir(dir, cwds);
       if (ctx.historyUnchanged?.(file, project)) continue;

@@ -56,26 +56,21 @@ export async function listSessionFiles(root: string, warn: WarningSink): Promise
   return files;
 }
 
-/** The project folders under `<root>/tmp/` (named by the SHA-256 of the project's path), for `logs.json`; and one
- * warning if any holds chats in the older Gemini CLI layout (`tmp/<hash>/chats/session-*.json`), not read here. */
-export async function listTempProjects(root: string, warn: WarningSink): Promise<string[]> {
+/** The project folders under `<root>/tmp/` (named by the SHA-256 of the project's path), for `logs.json`, and the
+ * sessions they hold in the older layout (`tmp/<hash>/chats/session-*.json`), sorted by path. */
+export async function listTempProjects(root: string, warn: WarningSink): Promise<{ dirs: string[]; legacy: string[] }> {
   const dirs: string[] = [];
-  let legacy: { first: string; count: number } | undefined;
+  const legacy: string[] = [];
   const entries = (await listEntries(path.join(root, 'tmp'), warn)).sort((a, b) => byCodeUnits(a.name, b.name));
   for (const entry of entries) {
     if (entry.kind !== 'directory' || entry.name === 'bin') continue;
     dirs.push(entry.path);
-    for (const chat of await listEntries(path.join(entry.path, 'chats'))) {
+    const chats = (await listEntries(path.join(entry.path, 'chats'), warn)).sort((a, b) => byCodeUnits(a.name, b.name));
+    for (const chat of chats) {
       if (!/^session-.*\.json$/.test(chat.name)) continue;
-      legacy ??= { first: chat.path, count: 0 };
-      legacy.count += 1;
+      if (chat.kind === 'special') warn({ file: chat.path, message: `${chat.what}, not a regular file; skipped` });
+      else if (chat.kind === 'file') legacy.push(chat.path);
     }
   }
-  if (legacy) {
-    warn({
-      file: legacy.first,
-      message: `${legacy.count} session file(s) in the older layout (tmp/<hash>/chats/session-*.json, before Qwen Code recorded to projects/) are not read`,
-    });
-  }
-  return dirs;
+  return { dirs, legacy };
 }

@@ -44,6 +44,11 @@ export function systemDrafts(r: QwenRecord, findings: Findings): Draft[] {
       .filter(Boolean)
       .join('\n');
     if (payload.status === 'error') metadata.is_error = true;
+  } else if (subtype === 'info' || subtype === 'warning' || subtype === 'error') {
+    // The older layout's info / warning / error messages.
+    role = 'system';
+    if (subtype === 'error') kind = 'api_error';
+    text = str(payload.displayText);
   } else if (subtype === 'background_task_completed' || subtype === 'notification') {
     role = 'system';
     text = str(payload.displayText);
