@@ -2,6 +2,7 @@
 // Launcher: the bundled CLI (dist-cli/, made by `npm install`) when it is up to date with src/, else the
 // TypeScript sources through tsx.
 import { readdirSync, statSync } from 'node:fs';
+import nodeModule from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -21,6 +22,11 @@ function bundleIsFresh() {
     return false;
   }
 }
+
+// Node 22.1+ keeps the code V8 compiled for the modules loaded from here (in its temp folder, by their contents),
+// which a short command like a collect that finds nothing new spends a good part of its time making; Node 20 has
+// no such cache for ES modules, and goes on without.
+nodeModule.enableCompileCache?.();
 
 let main;
 if (process.env.AGENT_LOGBOOK_FROM_SOURCE !== '1' && bundleIsFresh()) {
