@@ -3,6 +3,7 @@
 // TypeScript sources through tsx.
 import { readdirSync, statSync } from 'node:fs';
 import nodeModule from 'node:module';
+import v8 from 'node:v8';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -22,6 +23,11 @@ function bundleIsFresh() {
     return false;
   }
 }
+
+// The young generation grows to its full size at its first scavenge instead of doubling at each: a short command
+// (a collect that finds nothing new) then scavenges half as often and promotes less, which spares it the
+// old-generation collection it otherwise ends with; a long one reaches that size anyway.
+v8.setFlagsFromString('--semi-space-growth-factor=16');
 
 // Node 22.1+ keeps the code V8 compiled for the modules loaded from here (in its temp folder, by their contents),
 // which a short command like a collect that finds nothing new spends a good part of its time making; Node 20 has
