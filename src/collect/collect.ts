@@ -167,6 +167,25 @@ async function collectLocked(data: DataDir, options: CollectOptions): Promise<Co
     return [id.slice(prefix.length)];
   };
 
+  /** SourceContext.unchanged for the usual session of several files: one archived session was read from each of
+   * them and from them only, in this order (null: not so, ask the general case; it answers the same here). */
+  const unchangedFiles = (files: string[], prefix: string): string[] | undefined | null => {
+    const id = sessionsByFile.get(files[0]!);
+    if (typeof id !== 'string' || !id.startsWith(prefix)) return null;
+    const entry = previous.get(id)!;
+    if (entry.fileCount !== files.length) return null;
+    for (let i = 0; i < files.length; i++) {
+      const file = files[i]!;
+      if (entry.file(i) !== file || sessionsByFile.get(file) !== id) return null;
+      for (let j = 0; j < i; j++) if (files[j] === file) return null;
+    }
+    for (let i = 0; i < files.length; i++) {
+      const recorded = entry.stamp(i);
+      if (!recorded || recorded !== sourceStamp(files[i]!)) return undefined;
+    }
+    return [id.slice(prefix.length)];
+  };
+
   const only = options.sourceOptions.assistants;
   const chosen = (options.sources ?? SOURCES).filter((s) => !Array.isArray(only) || only.includes(s.id));
   const readSources = new Set<string>(chosen.map((s) => s.id));
@@ -222,6 +241,8 @@ async function collectLocked(data: DataDir, options: CollectOptions): Promise<Co
       // Called once per session of a warm collect (thousands): plain loops, no intermediate arrays.
       unchanged: (files) => {
         if (files.length === 1) return unchangedFile(files[0]!, prefix);
+        const one = unchangedFiles(files, prefix);
+        if (one !== null) return one;
         const wanted = new Set(files);
         if (wanted.size !== files.length) return undefined;
         // The archived sessions read from exactly these files: every file is one's, and theirs are no others.
@@ -288,7 +309,12 @@ async function collectLocked(data: DataDir, options: CollectOptions): Promise<Co
     if (location.found.length > 0) {
       for await (const item of source.read(location, ctx)) {
         if (item.kind === 'unchanged') {
-          for (const sessionId of item.sessionIds) seen.add(`${source.id}/${sessionId}`);
+          // The index's own id string where there is one: the presence check below then finds each by identity
+          // (thousands of them) instead of comparing the characters of a copy.
+          for (const sessionId of item.sessionIds) {
+            const id = prefix + sessionId;
+            seen.add(previous.get(id)?.id ?? id);
+          }
           report.unchanged += item.sessionIds.length;
           continue;
         }
