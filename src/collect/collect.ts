@@ -119,6 +119,14 @@ async function collectLocked(data: DataDir, options: CollectOptions): Promise<Co
     written.set(summary.id, summary);
     current().set(summary.id, indexEntry(summary));
   };
+  /** An archived session that a session read in this run now holds as a thread (Session.absorbed): its own copy
+   * leaves the index and its body goes, so its messages and tokens count once, where they are now shown. */
+  const fold = (folded: string, into: string) => {
+    const entry = current().get(folded);
+    if (!entry || folded === into || written.has(folded) || seen.has(folded)) return;
+    current().delete(folded);
+    movedBodies.add(entry.body);
+  };
   /** file → the archived session read from it, or the sessions when several were (no list for the usual one) */
   const sessionsByFile = new Map<string, string | string[]>();
   for (const entry of previous.values()) {
@@ -167,6 +175,14 @@ async function collectLocked(data: DataDir, options: CollectOptions): Promise<Co
     return [id.slice(prefix.length)];
   };
 
+  /** Stamps of the files of sessions of several files, taken once a run: such files are often shared (Cursor's
+   * database is one of each of its sessions' files). A stamp taken earlier in the run only moves the check earlier. */
+  const sharedStamps = new Map<string, string | undefined>();
+  const sharedStamp = (file: string): string | undefined => {
+    let stamp = sharedStamps.get(file);
+    if (stamp === undefined && !sharedStamps.has(file)) sharedStamps.set(file, (stamp = sourceStamp(file)));
+    return stamp;
+  };
   /** SourceContext.unchanged for the usual session of several files: one archived session was read from each of
    * them and from them only, in this order (null: not so, ask the general case; it answers the same here). */
   const unchangedFiles = (files: string[], prefix: string): string[] | undefined | null => {
@@ -181,7 +197,7 @@ async function collectLocked(data: DataDir, options: CollectOptions): Promise<Co
     }
     for (let i = 0; i < files.length; i++) {
       const recorded = entry.stamp(i);
-      if (!recorded || recorded !== sourceStamp(files[i]!)) return undefined;
+      if (!recorded || recorded !== sharedStamp(files[i]!)) return undefined;
     }
     return [id.slice(prefix.length)];
   };
@@ -261,7 +277,7 @@ async function collectLocked(data: DataDir, options: CollectOptions): Promise<Co
           for (let i = 0; i < entry.fileCount; i++) {
             const file = entry.file(i);
             const recorded = entry.stamp(i);
-            if (!wanted.has(file) || !recorded || recorded !== sourceStamp(file)) return undefined;
+            if (!wanted.has(file) || !recorded || recorded !== sharedStamp(file)) return undefined;
           }
         }
         return [...ids].map((id) => id.slice(prefix.length));
@@ -353,6 +369,7 @@ async function collectLocked(data: DataDir, options: CollectOptions): Promise<Co
         summary.fileStamps = stampsOf(summary.files);
         await data.writeBody({ summary, session: item.session }, ctx.warn);
         record(summary);
+        for (const other of item.session.absorbed ?? []) fold(`${source.id}/${other}`, id);
         report.sessions += 1;
         if (!archived) report.added += 1;
       }
