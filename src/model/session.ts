@@ -84,6 +84,9 @@ export interface Session {
   warnings: string[];
   /** Sessions whose records a resume copied into this one (counted there, not here). */
   resumedFrom?: string[];
+  /** Sessions of the same source that this one now holds as threads (Roo Code's subtasks), which an earlier
+   * version archived on their own: collect drops those copies, so their messages and tokens count once. */
+  absorbed?: string[];
   /** The main transcript is gone; only some of the session's files were read. */
   partial?: boolean;
 }

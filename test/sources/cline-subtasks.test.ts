@@ -135,4 +135,26 @@ describe('Roo Code subtasks (history_item.json parentTaskId) as threads under th
     expect(byId.get(P)!.subagents).toBe(2);
     expect(byId.get(P)!.stats.tokens.input).toBe(5700);
   });
+
+  it('subtasks an earlier version archived as sessions of their own are folded into the tree: counted once', async () => {
+    const root = await copy();
+    // Before history_item.json (or before this version), each subtask was read as a session of its own.
+    const items = [C1, C2, G].map((id) => path.join(root, 'tasks', id, 'history_item.json'));
+    const saved = await Promise.all(items.map((file) => fs.readFile(file)));
+    await Promise.all(items.map((file) => fs.rm(file)));
+    const before = await run(root);
+    expect([...before.byId.keys()].sort()).toEqual([P, C1, C2, G, O].sort());
+    const childBodies = [C1, C2, G].map((id) => path.join(before.data, before.byId.get(id)!.body));
+
+    await Promise.all(items.map((file, i) => fs.writeFile(file, saved[i]!)));
+    const after = await run(root, before.data);
+    expect(after.warnings).toEqual([]);
+    expect([...after.byId.keys()].sort()).toEqual([P, O]);
+    expect(after.byId.get(P)!.subagents).toBe(3);
+    expect(after.byId.get(P)!.stats.tokens.input).toBe(6300);
+    // Every token of the archive once: the subtasks' own copies are gone with their bodies.
+    const input = [...after.byId.values()].reduce((n, s) => n + s.stats.tokens.input, 0);
+    expect(input).toBe(6300 + after.byId.get(O)!.stats.tokens.input);
+    for (const body of childBodies) await expect(fs.stat(body)).rejects.toThrow();
+  });
 });

@@ -132,6 +132,7 @@ export async function readTree(tree: TaskTree, read: ReadOne): Promise<Session[]
       models: [...new Set(all.flatMap((s) => s.models))].sort(),
       files: treeFiles(tree),
       subagents,
+      absorbed: kids.map((k) => k.entry.id),
     },
   ];
 }
