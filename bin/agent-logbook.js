@@ -2,7 +2,6 @@
 // Launcher: the bundled CLI (dist-cli/, made by `npm install`) when it is up to date with src/, else the
 // TypeScript sources through tsx.
 import { readdirSync, statSync } from 'node:fs';
-import nodeModule from 'node:module';
 import v8 from 'node:v8';
 import { fileURLToPath } from 'node:url';
 
@@ -28,11 +27,6 @@ function bundleIsFresh() {
 // (a collect that finds nothing new) then scavenges half as often and promotes less, which spares it the
 // old-generation collection it otherwise ends with; a long one reaches that size anyway.
 v8.setFlagsFromString('--semi-space-growth-factor=16');
-
-// Node 22.1+ keeps the code V8 compiled for the modules loaded from here (in its temp folder, by their contents),
-// which a short command like a collect that finds nothing new spends a good part of its time making; Node 20 has
-// no such cache for ES modules, and goes on without.
-nodeModule.enableCompileCache?.();
 
 let main;
 if (process.env.AGENT_LOGBOOK_FROM_SOURCE !== '1' && bundleIsFresh()) {
