@@ -90,8 +90,8 @@ function setUp(form: HTMLFormElement): void {
     const found = await pagefind.search(words.join(' '), { filters });
     if (mine !== generation || !found) return;
     // A bundle holds the pages of many sessions: the pages that hold the query (and pass the filters) are
-    // gathered under their session, in the order of the bundles' rank and then of how well each page matches,
-    // so one long session cannot fill the list.
+    // gathered under their session, batch by batch of the bundles Pagefind ranks first, so one long session
+    // cannot fill the list.
     const sessions = new Map<string, Hit[]>();
     const typed = words.filter((word) => !hasCjk(word));
     for (let i = 0; i < found.results.length && i < EXAMINED && sessions.size < SESSIONS_SHOWN; i += BATCH) {
@@ -100,17 +100,18 @@ function setUp(form: HTMLFormElement): void {
         found.results.slice(i, i + BATCH).map((r) => r.data().then((data) => bundleOf(base, data))),
       );
       if (mine !== generation) return;
-      for (const pages of batch) {
-        const matching = matchingPages(pages, runs, typed, filters);
-        for (const { page, scored } of matching) {
-          const key = sessionKey(page.url);
-          let hits = sessions.get(key);
-          if (!hits) {
-            if (sessions.size >= SESSIONS_SHOWN) continue;
-            sessions.set(key, (hits = []));
-          }
-          for (const { section, score } of scored) hits.push({ page, section, score });
+      // The batch's pages that hold the most of the query first, the newest first among equals.
+      const matching = batch
+        .flatMap((pages) => matchingPages(pages, runs, typed, filters))
+        .sort((a, b) => b.best - a.best || (b.page.meta.date ?? '').localeCompare(a.page.meta.date ?? ''));
+      for (const { page, scored } of matching) {
+        const key = sessionKey(page.url);
+        let hits = sessions.get(key);
+        if (!hits) {
+          if (sessions.size >= SESSIONS_SHOWN) continue;
+          sessions.set(key, (hits = []));
         }
+        for (const { section, score } of scored) hits.push({ page, section, score });
       }
     }
     list.replaceChildren(
@@ -202,7 +203,7 @@ interface Hit {
 }
 
 /**
- * The pages of a found bundle that hold the query, best first: each filter's value among the page's own, every
+ * The pages of a found bundle that hold the query, with their best section's score: each filter's value among the page's own, every
  * typed word somewhere on the page (as typed, or a form of it: Pagefind matches stems), and a message that
  * holds every CJK run of the query as typed (Pagefind matched their bigrams, which may lie apart).
  */
@@ -211,7 +212,7 @@ function matchingPages(
   runs: string[],
   typed: string[],
   filters: Record<string, string>,
-): { page: BundlePage; scored: { section: RecordSection; score: number }[] }[] {
+): { page: BundlePage; scored: { section: RecordSection; score: number }[]; best: number }[] {
   const forms = typed.map((w) => wordForms(w.toLowerCase()));
   const matching: { page: BundlePage; scored: { section: RecordSection; score: number }[]; best: number }[] = [];
   for (const page of pages) {
@@ -222,7 +223,7 @@ function matchingPages(
     if (scored.length === 0) continue;
     matching.push({ page, scored, best: Math.max(...scored.map((s) => s.score)) });
   }
-  return matching.sort((a, b) => b.best - a.best);
+  return matching;
 }
 
 /** A word and its stem's likely spellings: Pagefind finds "tests" for "testing"; the stem must keep three
