@@ -1,14 +1,9 @@
-import { promises as fs } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type Database from 'better-sqlite3';
-import { kindOf, NotRegularFileError, readFailure } from '../../util/fs.ts';
-import { sqlite } from '../../util/sqlite.ts';
+import { couldNotRead, openSqliteCopy } from '../../util/sqlite-copy.ts';
 import { modelOf, num, str, timestampMs, type GooseMessageRecord, type GooseSessionRow } from './schema.ts';
 
 export class GooseReadError extends Error {}
 
-const SQLITE_MAGIC = 'SQLite format 3\u0000';
 /** The `sessions` columns read, when the database has them (older schema versions lack some). */
 const SESSION_COLUMNS = [
   'id',
@@ -31,68 +26,39 @@ const SESSION_COLUMNS = [
 ] as const;
 
 /**
- * Goose's `sessions.db`, read-only. Goose keeps it in WAL mode, and SQLite would open a WAL database by creating or
- * writing its `-shm` beside it; so the database and its `-wal`/`-shm` are copied to a private temp folder and read
- * there, and nothing next to the original is touched. Only `sessions` and `messages` are queried.
+ * Goose's `sessions.db`, read-only on a private copy (`openSqliteCopy`: nothing beside the original is touched). Only `sessions` and `messages` are queried.
  */
 export class GooseDb {
   private constructor(
     private readonly db: Database.Database,
-    private readonly tempDir: string,
+    private readonly release: () => Promise<void>,
     readonly file: string,
     private readonly sessionColumns: Set<string>,
     private readonly messageColumns: Set<string>,
   ) {}
 
   static async open(file: string): Promise<GooseDb> {
+    const copy = await openSqliteCopy(file, (message) => new GooseReadError(message));
+    const db = copy.db;
     try {
-      const stat = await fs.stat(file);
-      if (!stat.isFile()) throw new NotRegularFileError(file, kindOf(stat));
+      const columnsOf = (table: string) =>
+        new Set(
+          (db.prepare('SELECT name FROM pragma_table_info(?)').all(table) as Array<{ name: string }>).map(
+            (r) => r.name,
+          ),
+        );
+      const sessionColumns = columnsOf('sessions');
+      const messageColumns = columnsOf('messages');
+      const missing = [
+        ...(sessionColumns.has('id') ? [] : ['sessions']),
+        ...(['session_id', 'role', 'content_json'].every((c) => messageColumns.has(c)) ? [] : ['messages']),
+      ];
+      if (missing.length > 0) throw new GooseReadError(`no ${missing.join(', ')} table (not a Goose database?)`);
+      return new GooseDb(db, copy.close, file, sessionColumns, messageColumns);
     } catch (error) {
-      throw new GooseReadError(readFailure(error));
-    }
-    const header = await readHeader(file).catch((error: unknown) => {
-      throw new GooseReadError(readFailure(error));
-    });
-    if (header.length === 0) throw new GooseReadError('empty file, not yet a database');
-    if (header.subarray(0, 16).toString('latin1') !== SQLITE_MAGIC)
-      throw new GooseReadError('not a SQLite database (no "SQLite format 3" header)');
-    const tempDir = await fs.mkdtemp(path.join(os.tmpdir(), 'agent-logbook-goose-'));
-    try {
-      const copy = path.join(tempDir, path.basename(file));
-      await fs.copyFile(file, copy);
-      for (const suffix of ['-wal', '-shm']) {
-        await fs.copyFile(`${file}${suffix}`, `${copy}${suffix}`).catch((error: NodeJS.ErrnoException) => {
-          if (error.code !== 'ENOENT') throw error;
-        });
-      }
-      const db = new (sqlite())(copy, { readonly: true, fileMustExist: true, timeout: 1000 });
-      try {
-        const columnsOf = (table: string) =>
-          new Set(
-            (db.prepare('SELECT name FROM pragma_table_info(?)').all(table) as Array<{ name: string }>).map(
-              (r) => r.name,
-            ),
-          );
-        const sessionColumns = columnsOf('sessions');
-        const messageColumns = columnsOf('messages');
-        const missing = [
-          ...(sessionColumns.has('id') ? [] : ['sessions']),
-          ...(['session_id', 'role', 'content_json'].every((c) => messageColumns.has(c)) ? [] : ['messages']),
-        ];
-        if (missing.length > 0) throw new GooseReadError(`no ${missing.join(', ')} table (not a Goose database?)`);
-        return new GooseDb(db, tempDir, file, sessionColumns, messageColumns);
-      } catch (error) {
-        db.close();
-        throw error;
-      }
-    } catch (error) {
-      await fs.rm(tempDir, { recursive: true, force: true });
+      await copy.close();
       if (error instanceof GooseReadError) throw error;
-      const code = (error as { code?: unknown }).code;
-      throw new GooseReadError(
-        `could not read database (${typeof code === 'string' ? `${code}: ` : ''}${(error as Error).message})`,
-      );
+      throw new GooseReadError(couldNotRead(error));
     }
   }
 
@@ -175,18 +141,6 @@ export class GooseDb {
   }
 
   async close(): Promise<void> {
-    this.db.close();
-    await fs.rm(this.tempDir, { recursive: true, force: true });
-  }
-}
-
-async function readHeader(file: string): Promise<Buffer> {
-  const handle = await fs.open(file, 'r');
-  try {
-    const buffer = Buffer.alloc(100);
-    const { bytesRead } = await handle.read(buffer, 0, 100, 0);
-    return buffer.subarray(0, bytesRead);
-  } finally {
-    await handle.close();
+    await this.release();
   }
 }

@@ -1,14 +1,9 @@
-import { promises as fs } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type Database from 'better-sqlite3';
-import { kindOf, NotRegularFileError, readFailure } from '../../util/fs.ts';
-import { sqlite } from '../../util/sqlite.ts';
+import { couldNotRead, openSqliteCopy } from '../../util/sqlite-copy.ts';
 import { num, str, type OcMessageRow, type OcPartRow, type OcSessionRecords, type OcSessionRow } from './schema.ts';
 
 export class OcReadError extends Error {}
 
-const SQLITE_MAGIC = 'SQLite format 3\u0000';
 const SESSION_COLUMNS = [
   'id',
   'parent_id',
@@ -22,69 +17,40 @@ const SESSION_COLUMNS = [
 ] as const;
 
 /**
- * OpenCode's `opencode.db`, read-only. OpenCode keeps it in WAL mode, and SQLite would open a WAL database by
- * creating or writing its `-shm` beside it; so the database and its `-wal`/`-shm` are copied to a private temp
- * folder and read there, and nothing next to the original is touched. Only `session`, `message` and `part` are
- * queried (`account`, `control_account` hold credentials).
+ * OpenCode's `opencode.db`, read-only on a private copy (`openSqliteCopy`: nothing beside the original is touched).
+ * Only `session`, `message` and `part` are queried (`account`, `control_account` hold credentials).
  */
 export class OpenCodeDb {
   private constructor(
     private readonly db: Database.Database,
-    private readonly tempDir: string,
+    private readonly release: () => Promise<void>,
     readonly file: string,
     private readonly columns: Set<string>,
   ) {}
 
   static async open(file: string): Promise<OpenCodeDb> {
+    const copy = await openSqliteCopy(file, (message) => new OcReadError(message));
+    const db = copy.db;
     try {
-      const stat = await fs.stat(file);
-      if (!stat.isFile()) throw new NotRegularFileError(file, kindOf(stat));
-    } catch (error) {
-      throw new OcReadError(readFailure(error));
-    }
-    const header = await readHeader(file).catch((error: unknown) => {
-      throw new OcReadError(readFailure(error));
-    });
-    if (header.length === 0) throw new OcReadError('empty file, not yet a database');
-    if (header.subarray(0, 16).toString('latin1') !== SQLITE_MAGIC)
-      throw new OcReadError('not a SQLite database (no "SQLite format 3" header)');
-    const tempDir = await fs.mkdtemp(path.join(os.tmpdir(), 'agent-logbook-opencode-'));
-    try {
-      const copy = path.join(tempDir, path.basename(file));
-      await fs.copyFile(file, copy);
-      for (const suffix of ['-wal', '-shm']) {
-        await fs.copyFile(`${file}${suffix}`, `${copy}${suffix}`).catch((error: NodeJS.ErrnoException) => {
-          if (error.code !== 'ENOENT') throw error;
-        });
-      }
-      const db = new (sqlite())(copy, { readonly: true, fileMustExist: true, timeout: 1000 });
-      try {
-        const tables = new Set(
-          (
-            db
-              .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('session', 'message', 'part')`)
-              .all() as Array<{ name: string }>
-          ).map((r) => r.name),
-        );
-        const missing = ['session', 'message', 'part'].filter((t) => !tables.has(t));
-        if (missing.length > 0) throw new OcReadError(`no ${missing.join(', ')} table (not an OpenCode database?)`);
-        const columns = new Set(
-          (db.prepare('SELECT name FROM pragma_table_info(?)').all('session') as Array<{ name: string }>).map(
-            (r) => r.name,
-          ),
-        );
-        return new OpenCodeDb(db, tempDir, file, columns);
-      } catch (error) {
-        db.close();
-        throw error;
-      }
-    } catch (error) {
-      await fs.rm(tempDir, { recursive: true, force: true });
-      if (error instanceof OcReadError) throw error;
-      const code = (error as { code?: unknown }).code;
-      throw new OcReadError(
-        `could not read database (${typeof code === 'string' ? `${code}: ` : ''}${(error as Error).message})`,
+      const tables = new Set(
+        (
+          db
+            .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('session', 'message', 'part')`)
+            .all() as Array<{ name: string }>
+        ).map((r) => r.name),
       );
+      const missing = ['session', 'message', 'part'].filter((t) => !tables.has(t));
+      if (missing.length > 0) throw new OcReadError(`no ${missing.join(', ')} table (not an OpenCode database?)`);
+      const columns = new Set(
+        (db.prepare('SELECT name FROM pragma_table_info(?)').all('session') as Array<{ name: string }>).map(
+          (r) => r.name,
+        ),
+      );
+      return new OpenCodeDb(db, copy.close, file, columns);
+    } catch (error) {
+      await copy.close();
+      if (error instanceof OcReadError) throw error;
+      throw new OcReadError(couldNotRead(error));
     }
   }
 
@@ -163,18 +129,6 @@ export class OpenCodeDb {
   }
 
   async close(): Promise<void> {
-    this.db.close();
-    await fs.rm(this.tempDir, { recursive: true, force: true });
-  }
-}
-
-async function readHeader(file: string): Promise<Buffer> {
-  const handle = await fs.open(file, 'r');
-  try {
-    const buffer = Buffer.alloc(100);
-    const { bytesRead } = await handle.read(buffer, 0, 100, 0);
-    return buffer.subarray(0, bytesRead);
-  } finally {
-    await handle.close();
+    await this.release();
   }
 }
