@@ -35,7 +35,8 @@ async function* readDatabase(file: string, ctx: SourceContext): AsyncGenerator<S
   await ctx.stamp?.(file);
   const { GooseDb, GooseReadError } = await import('./db-reader.ts');
   const { buildDbSession } = await import('./session.ts');
-  const { loadDbState, saveDbState, sessionMark } = await import('./state.ts');
+  const { sessionMark } = await import('./state.ts');
+  const { loadDbMarks, saveDbMarks } = await import('../db-marks.ts');
   let db: GooseDb;
   try {
     db = await GooseDb.open(file);
@@ -46,7 +47,7 @@ async function* readDatabase(file: string, ctx: SourceContext): AsyncGenerator<S
     return;
   }
   try {
-    const before = await loadDbState(ctx, file);
+    const before = await loadDbMarks(ctx, 'goose', file);
     const after = new Map<string, string>();
     const marks = db.changeMarks();
     const kept: string[] = [];
@@ -70,7 +71,7 @@ async function* readDatabase(file: string, ctx: SourceContext): AsyncGenerator<S
       yield { kind: 'session', session };
     }
     if (kept.length > 0) yield { kind: 'unchanged', sessionIds: kept };
-    await saveDbState(ctx, file, after);
+    await saveDbMarks(ctx, 'goose', file, after);
   } finally {
     await db.close();
   }

@@ -40,7 +40,8 @@ async function* readDatabase(file: string, ctx: SourceContext): AsyncGenerator<S
   await ctx.stamp?.(file);
   const { OcReadError, OpenCodeDb } = await import('./db-reader.ts');
   const { buildSession, sessionTrees } = await import('./session.ts');
-  const { loadDbState, saveDbState, treeMark } = await import('./state.ts');
+  const { treeMark } = await import('./state.ts');
+  const { loadDbMarks, saveDbMarks } = await import('../db-marks.ts');
   let db: OpenCodeDb;
   try {
     db = await OpenCodeDb.open(file);
@@ -51,7 +52,7 @@ async function* readDatabase(file: string, ctx: SourceContext): AsyncGenerator<S
     return;
   }
   try {
-    const before = await loadDbState(ctx, file);
+    const before = await loadDbMarks(ctx, 'opencode', file);
     const after = new Map<string, string>();
     const marks = db.changeMarks();
     const kept: string[] = [];
@@ -75,7 +76,7 @@ async function* readDatabase(file: string, ctx: SourceContext): AsyncGenerator<S
       yield { kind: 'session', session };
     }
     if (kept.length > 0) yield { kind: 'unchanged', sessionIds: kept };
-    await saveDbState(ctx, file, after);
+    await saveDbMarks(ctx, 'opencode', file, after);
   } finally {
     await db.close();
   }
