@@ -3,7 +3,7 @@ import { byCodeUnits, listEntries, readJsonFile, writeFileAtomic } from '../../u
 import { fileStamp } from '../../util/stamp.ts';
 import type { SourceContext, SourceItem } from '../source.ts';
 import { promptKey } from './content.ts';
-import { readPromptLog } from './logs.ts';
+import { readPromptLog } from '../prompt-log.ts';
 import { CHECKPOINT_FILE, type SessionFiles } from './paths.ts';
 import type { ProjectDirs } from './project.ts';
 
@@ -90,7 +90,7 @@ async function recordedPrompts(
     ctx.archived.has(`gemini-cli/${id}`) || names.some((n) => n.endsWith(`-${id.slice(0, 8)}`));
   const bySession = new Map<string, Set<string>>();
   // Its bad entries are warned about where it is read for the prompt history.
-  for (const p of await readPromptLog(projectDir, '', () => {})) {
+  for (const p of await readPromptLog(path.join(projectDir, 'logs.json'), 'gemini-cli', '', () => {})) {
     if (!p.sessionId || !isRecorded(p.sessionId)) continue;
     const set = bySession.get(p.sessionId) ?? new Set<string>();
     set.add(promptKey(p.text));

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Source, SourceContext, SourceItem, SourceLocation } from '../source.ts';
 import { readCheckpoints } from './checkpoints.ts';
-import { readPromptLog } from './logs.ts';
+import { readPromptLog } from '../prompt-log.ts';
 import { listProjects, locateGemini, type SessionFiles } from './paths.ts';
 import { ProjectDirs } from './project.ts';
 
@@ -58,7 +58,8 @@ async function* readGemini(location: SourceLocation, ctx: SourceContext): AsyncG
     for (const projectDir of projects.keys()) {
       const project = await dirs.cwdOf(projectDir, {}, { models: [], toolPaths: [], contextDirs: [] });
       if (ctx.historyUnchanged?.(path.join(projectDir, 'logs.json'), project)) continue;
-      for (const prompt of await readPromptLog(projectDir, project, ctx.warn)) yield { kind: 'prompt', prompt };
+      for (const prompt of await readPromptLog(path.join(projectDir, 'logs.json'), 'gemini-cli', project, ctx.warn))
+        yield { kind: 'prompt', prompt };
     }
   }
 }

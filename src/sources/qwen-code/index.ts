@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { Source, SourceContext, SourceItem, SourceLocation } from '../source.ts';
-import { projectCwds, projectOfTempDir, readPromptLog } from './logs.ts';
+import { readPromptLog } from '../prompt-log.ts';
+import { projectCwds, projectOfTempDir } from './logs.ts';
 import { listSessionFiles, listTempProjects, locateQwen } from './paths.ts';
 
 export { locateQwen } from './paths.ts';
@@ -53,7 +54,7 @@ async function* readQwen(location: SourceLocation, ctx: SourceContext): AsyncGen
       const file = path.join(dir, 'logs.json');
       const project = projectOfTempDir(dir, cwds);
       if (ctx.historyUnchanged?.(file, project)) continue;
-      for (const prompt of await readPromptLog(file, project, ctx.warn)) yield { kind: 'prompt', prompt };
+      for (const prompt of await readPromptLog(file, 'qwen-code', project, ctx.warn)) yield { kind: 'prompt', prompt };
     }
   }
 }

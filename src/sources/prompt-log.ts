@@ -1,20 +1,25 @@
 import { promises as fs } from 'node:fs';
-import path from 'node:path';
-import type { HistoryPrompt } from '../../model/session.ts';
-import { readFailure } from '../../util/fs.ts';
-import { saneIsoFromText } from '../../util/time.ts';
-import type { WarningSink } from '../../util/warnings.ts';
-import { isObject } from './schema.ts';
+import { isObject } from '../model/json-value.ts';
+import type { SourceId } from '../model/message.ts';
+import type { HistoryPrompt } from '../model/session.ts';
+import { readFailure } from '../util/fs.ts';
+import { saneIsoFromText } from '../util/time.ts';
+import type { WarningSink } from '../util/warnings.ts';
 
 /** `logs.json` is one JSON array, rewritten whole; past this size it is not parsed. */
 const MAX_LOG_BYTES = 64 * 1024 * 1024;
 
 /**
- * A project's `logs.json` (`packages/core/src/core/logger.ts`): every prompt typed, `[{sessionId, messageId,
- * timestamp, type: "user", message}]`, including slash commands and prompts of sessions since deleted.
+ * A project's `logs.json`, written by Gemini CLI and by Qwen Code, its fork (`packages/core/src/core/logger.ts` in
+ * both): every prompt typed, `[{sessionId, messageId, timestamp, type: "user", message}]`, including slash
+ * commands and prompts of sessions since deleted.
  */
-export async function readPromptLog(projectDir: string, project: string, warn: WarningSink): Promise<HistoryPrompt[]> {
-  const file = path.join(projectDir, 'logs.json');
+export async function readPromptLog(
+  file: string,
+  source: SourceId,
+  project: string,
+  warn: WarningSink,
+): Promise<HistoryPrompt[]> {
   let text: string;
   try {
     const stat = await fs.stat(file);
@@ -48,7 +53,7 @@ export async function readPromptLog(projectDir: string, project: string, warn: W
     }
     if (entry.type !== undefined && entry.type !== 'user') return;
     prompts.push({
-      source: 'gemini-cli',
+      source,
       timestamp,
       text: entry.message,
       project,
