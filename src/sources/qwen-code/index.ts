@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { Source, SourceContext, SourceItem, SourceLocation } from '../source.ts';
+import { textHash } from '../../util/text-hash.ts';
 import { readPromptLog } from '../prompt-log.ts';
 import { projectCwds, projectOfTempDir } from './logs.ts';
 import { listSessionFiles, listTempProjects, locateQwen } from './paths.ts';
@@ -34,14 +35,19 @@ async function* readQwen(location: SourceLocation, ctx: SourceContext): AsyncGen
       changed.push(file);
     }
     if (unchanged.length > 0) yield { kind: 'unchanged', sessionIds: unchanged };
-    const cwds = temp.dirs.length > 0 ? await projectCwds(files) : [];
+    // Which project a tmp/<hash> folder stands for is found by hashing each project's folder; that answer can
+    // change only with the set of project folders, so it is what an unchanged logs.json is checked against.
+    let cwds: string[] | undefined;
+    const projectsKey = textHash(
+      [...new Set(files.map((f) => path.basename(path.dirname(path.dirname(f)))))].join('\n'),
+    );
     // Loaded only when a session is to be read: a collect that finds nothing changed never compiles the readers.
     const jsonl = changed.some((f) => f.endsWith('.jsonl')) ? await import('./session.ts') : undefined;
     const older = changed.some((f) => f.endsWith('.json')) ? await import('./legacy.ts') : undefined;
     for (const file of changed) {
       const session = file.endsWith('.jsonl')
         ? await jsonl!.readSession(file, ctx)
-        : await older!.readLegacySession(file, cwds, ctx);
+        : await older!.readLegacySession(file, (cwds ??= await projectCwds(files)), ctx);
       if (!session) continue;
       if (seen.has(session.sessionId)) {
         ctx.warn({ file, message: `session ${session.sessionId} was already read from another file; skipped` });
@@ -52,8 +58,8 @@ async function* readQwen(location: SourceLocation, ctx: SourceContext): AsyncGen
     }
     for (const dir of temp.dirs) {
       const file = path.join(dir, 'logs.json');
-      const project = projectOfTempDir(dir, cwds);
-      if (ctx.historyUnchanged?.(file, project)) continue;
+      if (ctx.historyUnchanged?.(file, `${path.basename(dir)} ${projectsKey}`)) continue;
+      const project = projectOfTempDir(dir, (cwds ??= await projectCwds(files)));
       for (const prompt of await readPromptLog(file, 'qwen-code', project, ctx.warn)) yield { kind: 'prompt', prompt };
     }
   }
