@@ -1,27 +1,9 @@
 #!/usr/bin/env node
 // Launcher: the bundled CLI (dist-cli/, made by `npm install`) when it is up to date with src/, else the
 // TypeScript sources through tsx.
-import { readdirSync, statSync } from 'node:fs';
 import v8 from 'node:v8';
 import { fileURLToPath } from 'node:url';
-
-const root = fileURLToPath(new URL('..', import.meta.url));
-
-function newestSource() {
-  let newest = 0;
-  for (const entry of readdirSync(`${root}src`, { recursive: true, withFileTypes: true })) {
-    if (entry.isFile()) newest = Math.max(newest, statSync(`${entry.parentPath}/${entry.name}`).mtimeMs);
-  }
-  return newest;
-}
-
-function bundleIsFresh() {
-  try {
-    return statSync(`${root}dist-cli/main.js`).mtimeMs >= newestSource();
-  } catch {
-    return false;
-  }
-}
+import { bundleIsFresh } from './bundle-fresh.js';
 
 // The young generation grows to its full size at its first scavenge instead of doubling at each: a short command
 // (a collect that finds nothing new) then scavenges half as often and promotes less, which spares it the
@@ -29,7 +11,7 @@ function bundleIsFresh() {
 v8.setFlagsFromString('--semi-space-growth-factor=16');
 
 let main;
-if (process.env.AGENT_LOGBOOK_FROM_SOURCE !== '1' && bundleIsFresh()) {
+if (process.env.AGENT_LOGBOOK_FROM_SOURCE !== '1' && bundleIsFresh(fileURLToPath(new URL('..', import.meta.url)))) {
   ({ main } = await import('../dist-cli/main.js'));
 } else {
   const { register } = await import('tsx/esm/api');

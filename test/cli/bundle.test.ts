@@ -64,5 +64,9 @@ describe('the bundled CLI (scripts/bundle-cli.mjs)', () => {
     expect(warm.code).toBe(0);
     expect(warm.stderr).toMatch(/: 0 sessions new, 0 updated, [1-9]\d* unchanged\./);
     expect(warm.loaded).not.toContain('child_process');
+
+    // What the launcher checks to tell the bundle from older sources (bin/bundle-fresh.js).
+    const listed = (await fs.readFile(path.join(OUT, 'sources.txt'), 'utf8')).split('\n');
+    expect(listed).toEqual(expect.arrayContaining(['src', 'src/cli', 'src/cli/main.ts', 'src/sources/qwen-code/index.ts']));
   }, 120_000);
 });
