@@ -67,6 +67,8 @@ describe('the bundled CLI (scripts/bundle-cli.mjs)', () => {
 
     // What the launcher checks to tell the bundle from older sources (bin/bundle-fresh.js).
     const listed = (await fs.readFile(path.join(OUT, 'sources.txt'), 'utf8')).split('\n');
-    expect(listed).toEqual(expect.arrayContaining(['src', 'src/cli', 'src/cli/main.ts', 'src/sources/qwen-code/index.ts']));
+    expect(listed).toEqual(
+      expect.arrayContaining(['src', 'src/cli', 'src/cli/main.ts', 'src/sources/qwen-code/index.ts']),
+    );
   }, 120_000);
 });
