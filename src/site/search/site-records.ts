@@ -23,6 +23,8 @@ export interface SiteSession {
   cwd: string;
   title: string;
   startedAt: string;
+  /** When its last message was: its shard is chosen by it (see site-shards.ts). */
+  endedAt: string;
   pageStarts: number[] | undefined;
   /** Its body, relative to the data directory. */
   body: string;
@@ -93,6 +95,7 @@ export function siteSessions(
       cwd: summary.cwd,
       title: summary.title,
       startedAt: summary.startedAt,
+      endedAt: summary.endedAt,
       pageStarts: summary.pageStarts,
       body: summary.body,
       about: sessionAbout(summary),

@@ -4,12 +4,25 @@
  * sessions changed. Sessions stay in the shard they were first put in; new ones, oldest first, fill the
  * newest shard up to a size (SHARD_CHARS) and then open another. So a day's work (new sessions, a grown one) touches
  * the newest shard and seldom another, while a full build indexes the shards on every core.
+ *
+ * The search box pays for every shard on its first query (each is fetched and set up: ~25 ms apiece on a slow
+ * machine), so sessions that ended more than RECENT_DAYS before the newest one go to shards OLD_SHARD_FACTOR
+ * times as big: they seldom change, and a first build puts most of a history there. Small shards whose
+ * sessions have all grown old are merged into a big one, COMPACT_SHARDS at a time, written once.
  */
 
 /** Text a shard is filled up to before a new one is opened, unless `AGENT_LOGBOOK_SEARCH_SHARD_CHARS` says
- * otherwise: Pagefind takes ~1 s for a shard this size, so a rebuild after one change stays short, and a
- * history of 100 MB of prompts and answers makes ~30 shards for the search box to merge. */
+ * otherwise: Pagefind takes ~1 s for a shard this size, so a rebuild after one change stays short. */
 export const SHARD_CHARS = 3_000_000;
+
+/** How many times SHARD_CHARS a shard of old sessions holds. */
+export const OLD_SHARD_FACTOR = 4;
+
+/** A session whose last message is this many days older than the newest session's is old. */
+export const RECENT_DAYS = 30;
+
+/** Small shards of old sessions merged together, once there are this many. */
+export const COMPACT_SHARDS = 4;
 
 export function shardChars(): number {
   const asked = Number(process.env.AGENT_LOGBOOK_SEARCH_SHARD_CHARS);
@@ -18,7 +31,7 @@ export function shardChars(): number {
 
 export interface ShardState {
   /** The sessions of each shard (key → stamp), the text it held and the bytes it took when last written. */
-  shards: Record<string, { sessions: Record<string, string>; chars: number; bytes?: number }>;
+  shards: Record<string, { sessions: Record<string, string>; chars: number; bytes?: number; old?: true }>;
   /** The number the next shard's name takes. */
   next: number;
 }
@@ -26,6 +39,8 @@ export interface ShardState {
 export interface SessionToPlace {
   key: string;
   stamp: string;
+  /** When its last message was (ISO); without it, a session counts as recent. */
+  endedAt?: string;
 }
 
 export interface ShardPlan {
@@ -47,7 +62,7 @@ export function shardName(n: number): string {
 /**
  * Where each session of the site goes, given the last build's shards. `sessions` is oldest first;
  * `charsOf` is asked only for sessions new to the index; `present` says whether a shard's files are in
- * the site as the last build left them.
+ * the site as the last build left them; `limit` is the size of a shard of recent sessions.
  */
 export function planShards(
   previous: ShardState,
@@ -56,7 +71,8 @@ export function planShards(
   present: (shard: string) => boolean,
   limit = SHARD_CHARS,
 ): ShardPlan {
-  const current = new Map(sessions.map((s) => [s.key, s.stamp]));
+  const current = new Map(sessions.map((s) => [s.key, s]));
+  const isOld = oldness(sessions);
   const state: ShardState = { shards: {}, next: previous.next };
   const dirty = new Set<string>();
   const placed = new Set<string>();
@@ -65,7 +81,7 @@ export function planShards(
     const kept: Record<string, string> = {};
     let changed = !present(name);
     for (const [key, stamp] of Object.entries(shard.sessions)) {
-      const now = current.get(key);
+      const now = current.get(key)?.stamp;
       if (now === undefined || placed.has(key)) {
         changed = true; // gone from the site
         continue;
@@ -81,13 +97,36 @@ export function planShards(
     state.shards[name] = { ...shard, sessions: kept };
     if (changed) dirty.add(name);
   }
-  let open = Object.keys(state.shards).sort().at(-1);
+  // Small shards whose sessions have all grown old: merged, once there are enough of them to be worth a write.
+  const bigLimit = limit * OLD_SHARD_FACTOR;
+  const compactable = Object.entries(state.shards)
+    .filter(([, shard]) => shard.chars < bigLimit / 2 && Object.keys(shard.sessions).every((key) => isOld(key)))
+    .map(([name]) => name);
+  if (compactable.length >= COMPACT_SHARDS) {
+    for (const name of compactable) {
+      for (const key of Object.keys(state.shards[name]!.sessions)) placed.delete(key);
+      delete state.shards[name];
+      dirty.delete(name);
+      removed.push(name);
+    }
+  }
+  // New sessions go to the newest shard of their kind while it has room. An old session is not added to a big
+  // shard that is not written anyway: a session imported late (a new source) must not make a rebuild index one.
+  let openRecent = Object.keys(state.shards)
+    .filter((name) => !state.shards[name]!.old)
+    .sort()
+    .at(-1);
+  let openOld: string | undefined;
   for (const session of sessions) {
     if (placed.has(session.key)) continue;
+    const old = isOld(session.key);
     const chars = charsOf(session.key);
-    if (open === undefined || state.shards[open]!.chars >= limit) {
+    let open = old ? openOld : openRecent;
+    if (open === undefined || state.shards[open]!.chars >= (old ? bigLimit : limit)) {
       open = shardName(state.next++);
-      state.shards[open] = { sessions: {}, chars: 0 };
+      state.shards[open] = old ? { sessions: {}, chars: 0, old: true } : { sessions: {}, chars: 0 };
+      if (old) openOld = open;
+      else openRecent = open;
     }
     const shard = state.shards[open]!;
     shard.sessions[session.key] = session.stamp;
@@ -97,4 +136,18 @@ export function planShards(
   const plan = new Map<string, string[]>();
   for (const name of [...dirty].sort()) plan.set(name, Object.keys(state.shards[name]!.sessions));
   return { state, dirty: plan, removed };
+}
+
+/** Whether a session is old: its last message RECENT_DAYS or more before the newest session's last message. */
+function oldness(sessions: SessionToPlace[]): (key: string) => boolean {
+  const endedAt = new Map<string, number>();
+  let newest = -Infinity;
+  for (const s of sessions) {
+    const at = s.endedAt ? Date.parse(s.endedAt) : NaN;
+    if (Number.isNaN(at)) continue;
+    endedAt.set(s.key, at);
+    if (at > newest) newest = at;
+  }
+  const from = newest - RECENT_DAYS * 86_400_000;
+  return (key) => (endedAt.get(key) ?? Infinity) <= from;
 }

@@ -73,6 +73,65 @@ describe('planShards', () => {
     expect(Object.keys(plan.state.shards.s0002!.sessions)).toEqual(['b']);
     expect([...plan.dirty.keys()]).toEqual(['s0002']);
   });
+
+  describe('sessions that ended long before the newest one', () => {
+    const day = (n: number) => new Date(Date.UTC(2026, 0, 1) + n * 86_400_000).toISOString();
+    /** Sessions of one day each, a day apart, from `first` on. */
+    const daily = (first: number, ...keys: string[]) =>
+      keys.map((key, i) => ({ key, stamp: `${key}-1`, endedAt: day(first + i) }));
+    const layout = (state: ShardState) =>
+      Object.fromEntries(Object.entries(state.shards).map(([n, s]) => [n, [Object.keys(s.sessions), s.old === true]]));
+
+    it('go to shards four times as big, the recent ones to shards of the limit', () => {
+      // a–f ended 100+ days before z: old.
+      const plan = planShards(
+        emptyShardState(),
+        [...daily(0, 'a', 'b', 'c', 'd', 'e', 'f'), ...daily(120, 'x', 'y', 'z')],
+        chars(400),
+        everywhere,
+        1000,
+      );
+      expect(layout(plan.state)).toEqual({
+        s0001: [['a', 'b', 'c', 'd', 'e', 'f'], true],
+        s0002: [['x', 'y', 'z'], false],
+      });
+    });
+
+    it('a late old session opens a shard of its own instead of adding to a big shard already written', () => {
+      const first = planShards(
+        emptyShardState(),
+        [...daily(0, 'a', 'b'), ...daily(120, 'z')],
+        chars(400),
+        everywhere,
+        1000,
+      );
+      const late = [...daily(0, 'a', 'b'), ...daily(5, 'old'), ...daily(120, 'z')];
+      const plan = planShards(first.state, late, chars(400), everywhere, 1000);
+      expect([...plan.dirty.entries()]).toEqual([['s0003', ['old']]]);
+      expect(plan.state.shards.s0003!.old).toBe(true);
+    });
+
+    it('small shards whose sessions all grew old are merged once there are four, into one shard written once', () => {
+      // Eight recent sessions, two per small shard; then 200 days pass and a new session comes.
+      const recent = daily(0, 'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h');
+      let plan = planShards(emptyShardState(), recent, chars(600), everywhere, 1000);
+      expect(Object.keys(plan.state.shards)).toEqual(['s0001', 's0002', 's0003', 's0004']);
+      expect(Object.values(plan.state.shards).some((s) => s.old)).toBe(false);
+      plan = planShards(plan.state, [...recent, ...daily(200, 'new')], chars(600), everywhere, 1000);
+      expect(plan.removed.sort()).toEqual(['s0001', 's0002', 's0003', 's0004']);
+      // Filled up to four times the limit (the last one past it), then another; the new session in a small one.
+      expect(layout(plan.state)).toEqual({
+        s0005: [['a', 'b', 'c', 'd', 'e', 'f', 'g'], true],
+        s0006: [['h'], true],
+        s0007: [['new'], false],
+      });
+      expect([...plan.dirty.keys()]).toEqual(['s0005', 's0006', 's0007']);
+      // Settled: the next build writes nothing.
+      const again = planShards(plan.state, [...recent, ...daily(200, 'new')], chars(600), everywhere, 1000);
+      expect(again.dirty.size).toBe(0);
+      expect(again.removed).toEqual([]);
+    });
+  });
 });
 
 interface FileState {

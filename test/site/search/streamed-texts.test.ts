@@ -25,6 +25,7 @@ const session: SiteSession = {
   cwd: '/home/u/work/app',
   title: 'A long session',
   startedAt: '2026-03-01T10:00:00.000Z',
+  endedAt: '2026-03-01T10:40:00.000Z',
   pageStarts: [0, 12, 30],
   body: 'sessions/claude-code/s1.json',
   about: 'A long session\napp\n/home/u/work/app',
