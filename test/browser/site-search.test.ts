@@ -63,6 +63,31 @@ async function search(page: Page, query: string): Promise<string[]> {
 }
 
 describe('site search in Chromium', () => {
+  it('loads the index once the page is idle, before the box is used, and not when the browser asks to save data', async () => {
+    for (const saveData of [false, true]) {
+      const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+      if (saveData) {
+        await page.addInitScript(() =>
+          Object.defineProperty(navigator, 'connection', { value: { saveData: true }, configurable: true }),
+        );
+      }
+      const requested: string[] = [];
+      page.on('request', (request) => requested.push(new URL(request.url()).pathname));
+      const loaded = saveData
+        ? undefined
+        : page.waitForRequest(/\/pagefind\/s0001\/pagefind\.js$/, { timeout: 15_000 });
+      await page.goto(`${server.url}/days/2026-03-04/`);
+      if (loaded) await loaded;
+      else await page.waitForTimeout(3000);
+      const index = requested.filter((p) => p.startsWith('/pagefind/'));
+      if (saveData) expect(index).toEqual([]);
+      else expect(index).toEqual(expect.arrayContaining(['/pagefind/shards.json', '/pagefind/s0001/pagefind.js']));
+      // The box was never focused.
+      expect(await page.evaluate(() => document.activeElement?.tagName)).not.toBe('INPUT');
+      await page.close();
+    }
+  });
+
   for (const [label, path, lang] of [
     ['the home page (English)', '/', undefined],
     ['a Japanese session page served as lang="ja"', `/sessions/claude-code/${SESSION.C}/`, 'ja'],
