@@ -1,5 +1,7 @@
-import createDOMPurify, { type DOMPurify } from 'dompurify';
-import { JSDOM } from 'jsdom';
+import type createDOMPurifyType from 'dompurify';
+import type { DOMPurify } from 'dompurify';
+import type { JSDOM as JSDOMType } from 'jsdom';
+import { createRequire } from 'node:module';
 import { Marked, Renderer, type Token, type Tokens } from 'marked';
 
 const ALLOWED_TAGS = [
@@ -43,9 +45,16 @@ const SAFE_URL = /^(?:https?:|mailto:|#)/i;
 
 let purifier: DOMPurify | undefined;
 
-/** One DOMPurify on one jsdom window for the whole process: creating a window costs ~100 ms. */
+/**
+ * One DOMPurify on one jsdom window for the whole process: creating a window costs ~100 ms. jsdom is loaded here,
+ * on the first HTML to sanitize, not with this module: loading it costs ~2 s of CPU, and a site build's page
+ * workers find their HTML sanitized in the render cache.
+ */
 function getPurifier(): DOMPurify {
   if (purifier) return purifier;
+  const require = createRequire(import.meta.url);
+  const { JSDOM } = require('jsdom') as { JSDOM: typeof JSDOMType };
+  const createDOMPurify = require('dompurify') as typeof createDOMPurifyType;
   const { window } = new JSDOM('');
   const instance = createDOMPurify(window as unknown as Parameters<typeof createDOMPurify>[0]);
   instance.addHook('afterSanitizeAttributes', (node) => {
