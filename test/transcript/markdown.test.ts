@@ -98,3 +98,28 @@ describe('renderMarkdown', () => {
     expect(renderMarkdown('![alt](https://example.com/t.png)')).not.toContain('<img');
   });
 });
+
+describe('loading the sanitizer', () => {
+  it('loads jsdom only when some HTML must be sanitized, not with the module', async () => {
+    const { execFile } = await import('node:child_process');
+    const { promisify } = await import('node:util');
+    const script = [
+      "const { renderMarkdown } = await import('./src/transcript/markdown.ts');",
+      "const { createRequire } = await import('node:module');",
+      'const loaded = () => Object.keys(createRequire(import.meta.url).cache).some((f) => /[\\\\/]jsdom[\\\\/]/.test(f));',
+      "renderMarkdown('**plain** text with `code`');",
+      'const before = loaded();',
+      "const html = renderMarkdown('a <b>bold</b> word');",
+      'process.stdout.write(JSON.stringify({ before, after: loaded(), html }));',
+    ].join('\n');
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', '--input-type=module', '-e', script],
+      { cwd: new URL('../..', import.meta.url).pathname },
+    );
+    const { before, after, html } = JSON.parse(stdout) as { before: boolean; after: boolean; html: string };
+    expect(before).toBe(false);
+    expect(after).toBe(true);
+    expect(html).toBe('<p>a <b>bold</b> word</p>\n');
+  }, 60_000);
+});
