@@ -131,8 +131,10 @@ function setUp(form: HTMLFormElement): void {
   // shard (about 0.2 MB, kept by the browser's cache; not when the connection asks to save data).
   if (!(navigator as Navigator & { connection?: { saveData?: boolean } }).connection?.saveData) {
     const preload = () => void load().catch(() => undefined);
-    if ('requestIdleCallback' in window) window.requestIdleCallback(preload, { timeout: 2000 });
-    else window.setTimeout(preload, 1000);
+    // Safari has no requestIdleCallback.
+    const whenIdle = (window as Partial<Pick<Window, 'requestIdleCallback'>>).requestIdleCallback;
+    if (whenIdle) whenIdle.call(window, preload, { timeout: 2000 });
+    else setTimeout(preload, 1000);
   }
   input.addEventListener('input', () => {
     panel.hidden = false;
