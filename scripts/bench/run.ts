@@ -6,8 +6,8 @@
  * rollouts and an Amazon Q database, and about a tenth of the sessions from Gemini CLI, Copilot CLI, Cursor,
  * OpenCode and Cline; all scaled), then measures the real CLI in child processes
  * (suite.ts): cold collect, warm collect, collect after a median-size and after the largest Claude file grew,
- * after a new file, searches, a full site build, a rebuild after a one-file change, a live update and a share
- * build; and `ccusage daily --json` on the Claude part of the same corpus. `--huge GB` adds one Claude session of
+ * after a new file, searches, a full site build, a rebuild after a one-file change (a median-size session, then
+ * the newest one), a live update and a share build; and `ccusage daily --json` on the Claude part of the same corpus. `--huge GB` adds one Claude session of
  * that many GB, alone in a home of its own (streamed to disk). `--against REV` measures the CLI of another
  * commit too, on the same corpus in the same run, and prints each figure's ratio to it.
  * Each figure is the median of --runs runs, with the peak RSS. Prints a table and writes JSON. `--generate-only`

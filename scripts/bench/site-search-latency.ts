@@ -2,7 +2,7 @@
  * Site search latency as a person sees it: the built site served by agent-logbook's own server, opened in
  * Debian's Chromium (skipped when it is missing), each query typed into the search box, timed from the last
  * keystroke until the result list shows that query's results (the box waits 80 ms after typing, included).
- * The first query also loads Pagefind and merges every shard.
+ * The page loads the index when idle: a query typed at once (`settleMs` 0) waits for it, one typed later need not.
  */
 import { existsSync } from 'node:fs';
 import { startStaticServer } from '../../src/site/serve/static-server.ts';
@@ -15,7 +15,11 @@ export interface SearchLatency {
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-export async function siteSearchLatency(outDir: string, queries: string[]): Promise<SearchLatency[] | undefined> {
+export async function siteSearchLatency(
+  outDir: string,
+  queries: string[],
+  settleMs = 0,
+): Promise<SearchLatency[] | undefined> {
   if (!existsSync(CHROMIUM)) return undefined;
   const { chromium } = await import('playwright-core');
   const server = await startStaticServer({ root: outDir, port: 0 });
@@ -27,6 +31,7 @@ export async function siteSearchLatency(outDir: string, queries: string[]): Prom
   try {
     const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
     await page.goto(server.url);
+    if (settleMs > 0) await page.waitForTimeout(settleMs);
     const timings: SearchLatency[] = [];
     for (const query of queries) {
       await page.keyboard.press('Escape');
