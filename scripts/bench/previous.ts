@@ -1,10 +1,11 @@
 // `--against REV`: the CLI as it was at another commit, built beside this one, so that one bench run measures
 // both on the same corpus and machine and prints their ratios.
 import { execFile } from 'node:child_process';
-import { promises as fs, readdirSync, statSync } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { bundleIsFresh } from '../../bin/bundle-fresh.js';
 
 const run = promisify(execFile);
 
@@ -35,17 +36,8 @@ export async function cliAt(root: string, rev: string): Promise<OtherCli> {
   }
 }
 
-/** Which build of the CLI `<root>/bin/agent-logbook.js` will run (the same test as the launcher). */
+/** Which build of the CLI `<root>/bin/agent-logbook.js` will run (the launcher's own test). */
 export function cliBuild(root: string): string {
   if (process.env.AGENT_LOGBOOK_FROM_SOURCE === '1') return 'src/ through tsx (AGENT_LOGBOOK_FROM_SOURCE=1)';
-  let newest = 0;
-  for (const entry of readdirSync(path.join(root, 'src'), { recursive: true, withFileTypes: true })) {
-    if (entry.isFile()) newest = Math.max(newest, statSync(path.join(entry.parentPath, entry.name)).mtimeMs);
-  }
-  try {
-    if (statSync(path.join(root, 'dist-cli', 'main.js')).mtimeMs >= newest) return 'dist-cli bundle';
-  } catch {
-    // No bundle.
-  }
-  return 'src/ through tsx (dist-cli is missing or older than src/)';
+  return bundleIsFresh(root) ? 'dist-cli bundle' : 'src/ through tsx (dist-cli is missing or older than src/)';
 }
