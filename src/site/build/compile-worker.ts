@@ -30,6 +30,13 @@ async function compile({ packageRoot, outDir }: CompileTask): Promise<void> {
       }
       return null;
     },
+    // The bundle may live in the data directory, where no node_modules is found by walking up (see compileRenderer):
+    // a require made from its own URL (a dependency loaded on first use) starts from the package instead.
+    renderChunk(code) {
+      if (!code.includes('createRequire(import.meta.url)')) return null;
+      const from = JSON.stringify(path.join(packageRoot, 'package.json'));
+      return { code: code.replaceAll('createRequire(import.meta.url)', `createRequire(${from})`), map: null };
+    },
   };
   const userConfig: UserConfig = {
     root: packageRoot,

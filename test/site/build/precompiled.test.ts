@@ -1,4 +1,5 @@
 import { existsSync, promises as fs } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { compileRenderer, precompileRenderer } from '../../../src/site/build/compile.ts';
@@ -37,5 +38,13 @@ describe('the renderer compiled at install time', () => {
     expect(path.dirname(changed.dir)).toBe(cache);
     expect(changed.hash).not.toBe(installed.hash);
     expect(existsSync(path.join(installed.dir, 'entry.mjs'))).toBe(true);
+
+    // Dependencies loaded on first use (jsdom, zod) are required from the package: no node_modules is found by
+    // walking up from the data directory.
+    const code = await fs.readFile(path.join(changed.dir, 'entry.mjs'), 'utf8');
+    expect(code).not.toContain('createRequire(import.meta.url)');
+    const from = path.join(root, 'package.json');
+    expect(code).toContain(`createRequire(${JSON.stringify(from)})`);
+    expect(createRequire(from).resolve('jsdom')).toContain(`${path.sep}jsdom${path.sep}`);
   }, 120_000);
 });
