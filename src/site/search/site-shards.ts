@@ -61,7 +61,7 @@ export function shardName(n: number): string {
 
 /**
  * Where each session of the site goes, given the last build's shards. `sessions` is oldest first;
- * `charsOf` is asked only for sessions new to the index; `present` says whether a shard's files are in
+ * `charsOf` is asked for the sessions to place (new to the index, or moved by a merge); `present` says whether a shard's files are in
  * the site as the last build left them; `limit` is the size of a shard of recent sessions.
  */
 export function planShards(
@@ -97,18 +97,18 @@ export function planShards(
     state.shards[name] = { ...shard, sessions: kept };
     if (changed) dirty.add(name);
   }
-  // Small shards whose sessions have all grown old: merged, once there are enough of them to be worth a write.
+  // Small shards whose sessions have all grown old: merged, COMPACT_SHARDS of them (the oldest) in a build, once
+  // there are that many, so that no build writes more than one big shard's worth for it.
   const bigLimit = limit * OLD_SHARD_FACTOR;
   const compactable = Object.entries(state.shards)
     .filter(([, shard]) => shard.chars < bigLimit / 2 && Object.keys(shard.sessions).every((key) => isOld(key)))
-    .map(([name]) => name);
-  if (compactable.length >= COMPACT_SHARDS) {
-    for (const name of compactable) {
-      for (const key of Object.keys(state.shards[name]!.sessions)) placed.delete(key);
-      delete state.shards[name];
-      dirty.delete(name);
-      removed.push(name);
-    }
+    .map(([name]) => name)
+    .sort();
+  for (const name of compactable.length >= COMPACT_SHARDS ? compactable.slice(0, COMPACT_SHARDS) : []) {
+    for (const key of Object.keys(state.shards[name]!.sessions)) placed.delete(key);
+    delete state.shards[name];
+    dirty.delete(name);
+    removed.push(name);
   }
   // New sessions go to the newest shard of their kind while it has room. An old session is not added to a big
   // shard that is not written anyway: a session imported late (a new source) must not make a rebuild index one.
@@ -148,6 +148,7 @@ function oldness(sessions: SessionToPlace[]): (key: string) => boolean {
     endedAt.set(s.key, at);
     if (at > newest) newest = at;
   }
-  const from = newest - RECENT_DAYS * 86_400_000;
+  // A session dated in the future (a wrong clock) must not make every other one old.
+  const from = Math.min(newest, Date.now()) - RECENT_DAYS * 86_400_000;
   return (key) => (endedAt.get(key) ?? Infinity) <= from;
 }

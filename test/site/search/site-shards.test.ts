@@ -75,7 +75,8 @@ describe('planShards', () => {
   });
 
   describe('sessions that ended long before the newest one', () => {
-    const day = (n: number) => new Date(Date.UTC(2026, 0, 1) + n * 86_400_000).toISOString();
+    // Days of 2024 and 2025: in the past, as the newest session is never taken to be later than now.
+    const day = (n: number) => new Date(Date.UTC(2024, 0, 1) + n * 86_400_000).toISOString();
     /** Sessions of one day each, a day apart, from `first` on. */
     const daily = (first: number, ...keys: string[]) =>
       keys.map((key, i) => ({ key, stamp: `${key}-1`, endedAt: day(first + i) }));
@@ -95,6 +96,17 @@ describe('planShards', () => {
         s0001: [['a', 'b', 'c', 'd', 'e', 'f'], true],
         s0002: [['x', 'y', 'z'], false],
       });
+    });
+
+    it('a session dated after now (a wrong clock) does not make the others old', () => {
+      const ago = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString();
+      const sessions = [
+        { key: 'a', stamp: 'a-1', endedAt: ago(3) },
+        { key: 'b', stamp: 'b-1', endedAt: ago(2) },
+        { key: 'z', stamp: 'z-1', endedAt: ago(-400) },
+      ];
+      const plan = planShards(emptyShardState(), sessions, chars(300), everywhere, 1000);
+      expect(layout(plan.state)).toEqual({ s0001: [['a', 'b', 'z'], false] });
     });
 
     it('a late old session opens a shard of its own instead of adding to a big shard already written', () => {
@@ -126,6 +138,20 @@ describe('planShards', () => {
         s0007: [['new'], false],
       });
       expect([...plan.dirty.keys()]).toEqual(['s0005', 's0006', 's0007']);
+      // A second round: twelve sessions fill s0007 (with 'new') to s0013; 200 days later all have grown old,
+      // and with s0006 they are eight small shards: the four oldest are merged in this build.
+      const more = daily(300, 'i', 'j', 'k', 'l', 'm', 'n', 'o', 'p', 'q', 'r', 's', 't');
+      const second = planShards(plan.state, [...recent, ...daily(200, 'new'), ...more], chars(600), everywhere, 1000);
+      expect(Object.keys(second.state.shards).sort().at(-1)).toBe('s0013');
+      const later = planShards(
+        second.state,
+        [...recent, ...daily(200, 'new'), ...more, ...daily(500, 'last')],
+        chars(600),
+        everywhere,
+        1000,
+      );
+      expect(later.removed).toEqual(['s0006', 's0007', 's0008', 's0009']);
+      expect(Object.keys(later.state.shards)).toEqual(expect.arrayContaining(['s0010', 's0011', 's0012', 's0013']));
       // Settled: the next build writes nothing.
       const again = planShards(plan.state, [...recent, ...daily(200, 'new')], chars(600), everywhere, 1000);
       expect(again.dirty.size).toBe(0);
