@@ -19,6 +19,8 @@ const FIXTURE = path.join(REPO, 'fixtures/qwen-code/qwen');
 const MAIN = '7d1c2e9a-4b6f-4f21-9c3e-2a5b8e0f1d44';
 const WIN = '2f0e8b61-93c4-4d5a-8e7f-0b1c2d3e4f50';
 const MAIN_FILE = `projects/-home-dev-notes-api/chats/${MAIN}.jsonl`;
+/** tmp/<sha256 of /home/dev/notes-api>: where that project's logs.json is. */
+const HASH_DIR = createHash('sha256').update('/home/dev/notes-api').digest('hex');
 
 async function copy(): Promise<string> {
   const to = path.join(await tempDir('qwen'), '.qwen');
@@ -204,6 +206,23 @@ describe('Qwen Code chats (projects/<cwd>/chats/<id>.jsonl, tmp/<hash>/logs.json
     expect(third.report.sources.find((r) => r.id === 'qwen-code')).toMatchObject({ sessions: 1, unchanged: 1 });
     expect(third.byId.get(MAIN)!.stats.prompts).toBe(4);
     expect(third.byId.get(MAIN)!.endedAt).toBe('2026-03-06T09:02:00.000Z');
+  });
+
+  it("prompts filed under a folder's hash while its project's first record was half written are filed again later", async () => {
+    const dir = await copy();
+    const file = path.join(dir, MAIN_FILE);
+    const whole = await fs.readFile(file, 'utf8');
+    // Caught while Qwen Code writes the session's first line: no record yet names the folder.
+    await fs.writeFile(file, whole.slice(0, 40));
+    const first = await run(dir);
+    const prompts = async () =>
+      (
+        JSON.parse(await fs.readFile(path.join(first.data, 'prompts', 'qwen-code.json'), 'utf8')) as HistoryPrompt[]
+      ).map((p) => p.project);
+    expect(await prompts()).toEqual([HASH_DIR, HASH_DIR]);
+    await fs.writeFile(file, whole);
+    await run(dir, first.data);
+    expect(await prompts()).toEqual(['/home/dev/notes-api', '/home/dev/notes-api']);
   });
 
   it('reads a session in the older layout (tmp/<hash>/chats/session-*.json): a real Gemini CLI recording', async () => {

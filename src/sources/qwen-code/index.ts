@@ -37,7 +37,8 @@ async function* readQwen(location: SourceLocation, ctx: SourceContext): AsyncGen
     if (unchanged.length > 0) yield { kind: 'unchanged', sessionIds: unchanged };
     // Which project a tmp/<hash> folder stands for is found by hashing each project's folder; that answer can
     // change only with the set of project folders, so it is what an unchanged logs.json is checked against.
-    let cwds: string[] | undefined;
+    let known: { cwds: string[]; complete: boolean } | undefined;
+    const projects = async () => (known ??= await projectCwds(files));
     const projectsKey = textHash(
       [...new Set(files.map((f) => path.basename(path.dirname(path.dirname(f)))))].join('\n'),
     );
@@ -47,7 +48,7 @@ async function* readQwen(location: SourceLocation, ctx: SourceContext): AsyncGen
     for (const file of changed) {
       const session = file.endsWith('.jsonl')
         ? await jsonl!.readSession(file, ctx)
-        : await older!.readLegacySession(file, (cwds ??= await projectCwds(files)), ctx);
+        : await older!.readLegacySession(file, (await projects()).cwds, ctx);
       if (!session) continue;
       if (seen.has(session.sessionId)) {
         ctx.warn({ file, message: `session ${session.sessionId} was already read from another file; skipped` });
@@ -58,8 +59,13 @@ async function* readQwen(location: SourceLocation, ctx: SourceContext): AsyncGen
     }
     for (const dir of temp.dirs) {
       const file = path.join(dir, 'logs.json');
-      if (ctx.historyUnchanged?.(file, `${path.basename(dir)} ${projectsKey}`)) continue;
-      const project = projectOfTempDir(dir, (cwds ??= await projectCwds(files)));
+      const context = `${path.basename(dir)} ${projectsKey}`;
+      if (ctx.historyUnchanged?.(file, context)) continue;
+      const { cwds, complete } = await projects();
+      const project = projectOfTempDir(dir, cwds);
+      // Matched to no project while some project's files named no folder yet (a first record still being written):
+      // noted under another context, so that the next collect reads these prompts again.
+      if (project === path.basename(dir) && !complete) ctx.historyUnchanged?.(file, `${context} incomplete`);
       for (const prompt of await readPromptLog(file, 'qwen-code', project, ctx.warn)) yield { kind: 'prompt', prompt };
     }
   }

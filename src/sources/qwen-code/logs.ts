@@ -14,8 +14,9 @@ export function projectOfTempDir(dir: string, cwds: Iterable<string>): string {
   return name;
 }
 
-/** The folder each project's sessions ran in, from the first record of one of its files (only the head is read). */
-export async function projectCwds(files: readonly string[]): Promise<string[]> {
+/** The folder each project's sessions ran in, from the first record of one of its files (only the head is read),
+ * and whether every project's files named one. */
+export async function projectCwds(files: readonly string[]): Promise<{ cwds: string[]; complete: boolean }> {
   const { readJsonl } = await import('../../util/jsonl.ts');
   const byProject = new Map<string, string>();
   for (const file of files) {
@@ -32,5 +33,6 @@ export async function projectCwds(files: readonly string[]): Promise<string[]> {
       // Unreadable here: the session's own read says so.
     }
   }
-  return [...new Set(byProject.values())];
+  const projects = new Set(files.map((file) => path.dirname(path.dirname(file))));
+  return { cwds: [...new Set(byProject.values())], complete: byProject.size === projects.size };
 }
