@@ -44,6 +44,7 @@ function setUp(form: HTMLFormElement): void {
   let api: Promise<PagefindApi | undefined> | undefined;
   let generation = 0;
   let timer: number | undefined;
+  let settingUp = false;
 
   const load = (): Promise<PagefindApi | undefined> => {
     api ??= (async () => {
@@ -52,6 +53,7 @@ function setUp(form: HTMLFormElement): void {
       if (!response.ok) throw new Error(`${root}shards.json: ${response.status}`);
       const shards = (await response.json()) as string[];
       if (shards.length === 0) return undefined;
+      settingUp = true;
       const pagefind = (await import(/* @vite-ignore */ `${root}${shards[0]}/pagefind.js`)) as PagefindApi;
       await pagefind.options({ excerptLength: 0 });
       await pagefind.init();
@@ -59,7 +61,12 @@ function setUp(form: HTMLFormElement): void {
       // The filters' values come in their own time: a query need not wait for every shard's filter lists.
       void pagefind.filters().then((filters) => fillFilters(filters, selects));
       return pagefind;
-    })();
+    })().catch((error: unknown) => {
+      // The list unreadable (the site being rebuilt, a dropped connection): the next query asks again. Once
+      // Pagefind is set up, a second setup would merge its shards twice.
+      if (!settingUp) api = undefined;
+      throw error;
+    });
     return api;
   };
 
