@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { promises as fs } from 'node:fs';
+import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -38,7 +38,11 @@ async function bundled(args: string[]): Promise<{ code: number; stderr: string; 
 
 describe('the bundled CLI (scripts/bundle-cli.mjs)', () => {
   it('loads node:crypto and node:child_process only when they are called', async () => {
+    // A chunk of an earlier bundle (chunk names carry a hash of their content) is not left beside the new ones.
+    await fs.mkdir(path.join(OUT, 'chunks'), { recursive: true });
+    await fs.writeFile(path.join(OUT, 'chunks', 'chunk-EARLIER.js'), 'export {};\n');
     await run(process.execPath, [path.join(REPO, 'scripts', 'bundle-cli.mjs'), OUT], { cwd: REPO });
+    expect(existsSync(path.join(OUT, 'chunks', 'chunk-EARLIER.js'))).toBe(false);
     const main = path.join(OUT, 'main.js');
     const collectChunk = /run-collect-[A-Z0-9]+\.js/.exec(await fs.readFile(main, 'utf8'))?.[0];
     expect(collectChunk).toBeDefined();
