@@ -5,7 +5,8 @@ import type Database from 'better-sqlite3';
 import { kindOf, NotRegularFileError, readFailure } from './fs.ts';
 import { sqlite } from './sqlite.ts';
 
-const SQLITE_MAGIC = 'SQLite format 3\u0000';
+/** The first 16 bytes of every SQLite database file. */
+export const SQLITE_MAGIC = 'SQLite format 3\u0000';
 
 /** An assistant's database opened on a private copy: `close` closes it and removes the copy. */
 export interface SqliteCopy {
@@ -26,7 +27,7 @@ export async function openSqliteCopy(file: string, fail: (message: string) => Er
   } catch (error) {
     throw fail(readFailure(error));
   }
-  const header = await readHeader(file).catch((error: unknown) => {
+  const header = await readSqliteHeader(file).catch((error: unknown) => {
     throw fail(readFailure(error));
   });
   if (header.length === 0) throw fail('empty file, not yet a database');
@@ -62,7 +63,8 @@ export function couldNotRead(error: unknown): string {
   return `could not read database (${typeof code === 'string' ? `${code}: ` : ''}${(error as Error).message})`;
 }
 
-async function readHeader(file: string): Promise<Buffer> {
+/** A database file's 100-byte header (fewer bytes for a shorter file). */
+export async function readSqliteHeader(file: string): Promise<Buffer> {
   const handle = await fs.open(file, 'r');
   try {
     const buffer = Buffer.alloc(100);

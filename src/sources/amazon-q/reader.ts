@@ -4,6 +4,7 @@ import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { kindOf, NotRegularFileError, openRegular, readFailure } from '../../util/fs.ts';
 import { sqlite } from '../../util/sqlite.ts';
+import { readSqliteHeader, SQLITE_MAGIC } from '../../util/sqlite-copy.ts';
 import { isKiroPath } from './paths.ts';
 
 /** One stored conversation, still as JSON text (parsed one at a time by the normalizer). */
@@ -59,7 +60,6 @@ export interface DatabaseContents {
   product: 'Amazon Q CLI' | 'Kiro CLI';
 }
 
-const SQLITE_MAGIC = 'SQLite format 3\u0000';
 const CONVERSATION_TABLES = ['conversations', 'conversations_v2'] as const;
 
 /**
@@ -77,7 +77,7 @@ export async function readDatabase(file: string, options: ReadDatabaseOptions = 
     stat = await fs.stat(file);
     // Never open a FIFO or device: the open itself could block.
     if (!stat.isFile()) throw new NotRegularFileError(file, kindOf(stat));
-    header = await readHeader(file);
+    header = await readSqliteHeader(file);
   } catch (error) {
     throw new QReadError(readFailure(error), 'unreadable');
   }
@@ -229,17 +229,6 @@ function productOf(file: string, tables: string[]): 'Amazon Q CLI' | 'Kiro CLI' 
 function epochMs(value: unknown): number | undefined {
   const n = typeof value === 'bigint' ? Number(value) : value;
   return typeof n === 'number' && Number.isFinite(n) && n > 0 ? n : undefined;
-}
-
-async function readHeader(file: string): Promise<Buffer> {
-  const handle = await fs.open(file, 'r');
-  try {
-    const buffer = Buffer.alloc(100);
-    const { bytesRead } = await handle.read(buffer, 0, 100, 0);
-    return buffer.subarray(0, bytesRead);
-  } finally {
-    await handle.close();
-  }
 }
 
 async function exists(file: string): Promise<boolean> {
