@@ -307,12 +307,14 @@ describe('session pages as a reader sees them', () => {
   it('moves between prompts with j and k, and writes the session as Markdown beside its page', async () => {
     const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
     await page.goto(`${reader.url}/sessions/claude-code/${LONG}/`);
+    // The page's own location: page.url() follows an event from the browser that may come after the key's.
+    const hash = () => page.evaluate(() => location.hash);
     await page.keyboard.press('j');
-    expect(new URL(page.url()).hash).toBe('#p1');
+    await expect(hash()).resolves.toBe('#p1');
     await page.keyboard.press('j');
-    expect(new URL(page.url()).hash).toBe('#p2');
+    await expect(hash()).resolves.toBe('#p2');
     await page.keyboard.press('k');
-    expect(new URL(page.url()).hash).toBe('#p1');
+    await expect(hash()).resolves.toBe('#p1');
     await page.close();
     const markdown = await fs.readFile(path.join(readerOut, 'sessions', 'claude-code', `${TOOLS}.md`), 'utf8');
     expect(markdown).toContain(
