@@ -11,7 +11,7 @@ import path from 'node:path';
  */
 export function bundleIsFresh(root) {
   try {
-    const built = statSync(path.join(root, 'dist-cli', 'main.js')).mtimeMs;
+    const built = statSync(path.join(root, 'dist-cli', 'main.cjs')).mtimeMs;
     const listed = readFileSync(path.join(root, 'dist-cli', 'sources.txt'), 'utf8')
       .split('\n')
       .filter(Boolean);

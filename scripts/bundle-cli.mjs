@@ -1,7 +1,10 @@
 // Bundles the CLI's own TypeScript into dist-cli/ (dependencies stay in node_modules but commander), so the command starts
 // in ~0.1 s instead of ~0.5 s through tsx. Run by `npm install` (prepare); bin/agent-logbook.js falls back to
 // the sources through tsx whenever src/ is newer than the bundle.
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
 /**
@@ -73,25 +76,14 @@ const lazyBuiltins = {
 
 const outdir = process.argv[2] ?? 'dist-cli';
 // Chunk names carry a hash of their content: the chunks of an earlier bundle would stay beside the new ones (and
-// go into a package packed from this folder).
+// go into a package packed from this folder). A code cache is only good for the bundle it was made with.
 rmSync(`${outdir}/chunks`, { recursive: true, force: true });
+rmSync(`${outdir}/main.cache`, { force: true });
 
-await build({
-  entryPoints: {
-    main: 'src/cli/main.ts',
-    'prerender-worker': 'src/transcript/prerender-worker.ts',
-    'claude-session-worker': 'src/sources/claude-code/session-worker.ts',
-    'site-render-worker': 'src/site/build/render-worker.ts',
-    'site-compile-worker': 'src/site/build/compile-worker.ts',
-    'site-search-worker': 'src/site/search/site-shard-worker.ts',
-  },
-  // Another folder for a test of the bundle (test/cli/bundle.test.ts).
+const common = {
   outdir,
   bundle: true,
-  splitting: true,
-  chunkNames: 'chunks/[name]-[hash]',
   platform: 'node',
-  format: 'esm',
   target: 'node20',
   // Dependencies stay in node_modules, except commander: every command loads it first, and bundled it loads in
   // ~10 ms instead of ~25 ms (seven CommonJS files resolved and read one by one).
@@ -106,6 +98,42 @@ await build({
   ],
   sourcemap: 'linked',
   logLevel: 'warning',
+};
+
+// The command: one CommonJS file, which bin/bundle-load.js runs with a V8 code cache (Node 20 has none for ES
+// modules). Its own modules are evaluated when first imported, as in the sources.
+await build({
+  ...common,
+  entryPoints: { main: 'src/cli/main.ts' },
+  format: 'cjs',
+  outExtension: { '.js': '.cjs' },
+  define: { 'import.meta.url': '__bundleUrl' },
+  banner: { js: "const __bundleUrl = require('node:url').pathToFileURL(__filename).href;" },
+});
+
+// An import() in the command's bundle fails once read from the code cache (see bin/bundle-load.js): the only one
+// allowed is importModule's (src/util/import-module.ts), which the launcher never lets run.
+const imports = readFileSync(`${outdir}/main.cjs`, 'utf8').match(/\bimport\(/g)?.length ?? 0;
+if (imports !== 1) {
+  console.error(
+    `bundle-cli: ${outdir}/main.cjs has ${imports} import() calls: import with importModule (src/util/import-module.ts).`,
+  );
+  process.exit(1);
+}
+
+// The worker threads: ES modules sharing chunks (their start is not what a command waits for).
+await build({
+  ...common,
+  entryPoints: {
+    'prerender-worker': 'src/transcript/prerender-worker.ts',
+    'claude-session-worker': 'src/sources/claude-code/session-worker.ts',
+    'site-render-worker': 'src/site/build/render-worker.ts',
+    'site-compile-worker': 'src/site/build/compile-worker.ts',
+    'site-search-worker': 'src/site/search/site-shard-worker.ts',
+  },
+  splitting: true,
+  chunkNames: 'chunks/[name]-[hash]',
+  format: 'esm',
   banner: {
     js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
   },
@@ -117,3 +145,27 @@ const sources = readdirSync('src', { recursive: true, withFileTypes: true }).map
   `${entry.parentPath}/${entry.name}`.replaceAll('\\', '/'),
 );
 writeFileSync(`${outdir}/sources.txt`, ['src', ...sources.sort()].join('\n') + '\n');
+
+// The code cache holds what V8 compiled while the command ran: a collect of the demo home, first and again
+// (what a warm collect runs), in a folder of the bundle's own that goes afterwards. Without the demo home (an
+// installed package), what --help compiles.
+const training = `${outdir}/.cache-training`;
+rmSync(training, { recursive: true, force: true });
+const demo = existsSync('fixtures/home');
+const commands = demo
+  ? [1, 2].map(() => ['collect', '--home', 'fixtures/home', '--data', `${training}/data`])
+  : [['--help']];
+const trainer = [
+  `import { loadBundle, tuneV8 } from ${JSON.stringify(pathToFileURL('bin/bundle-load.js').href)};`,
+  'tuneV8();',
+  `const bundle = loadBundle(${JSON.stringify(path.resolve(outdir))});`,
+  `const io = { cwd: process.cwd(), env: {}, stdout: () => {}, stderr: () => {}, isTTY: false };`,
+  `for (const argv of ${JSON.stringify(commands)}) if ((await bundle.main(argv, io)) !== 0) process.exit(1);`,
+  'bundle.writeCache();',
+].join('\n');
+try {
+  execFileSync(process.execPath, ['--input-type=module', '-e', trainer], { stdio: 'inherit' });
+} catch {
+  console.warn('bundle-cli: no code cache made (the command runs without it, ~25 ms slower to start).');
+}
+rmSync(training, { recursive: true, force: true });

@@ -15,11 +15,11 @@ async function packageFolder(): Promise<string> {
   await fs.mkdir(path.join(root, 'dist-cli'));
   await fs.writeFile(path.join(root, 'src', 'cli', 'main.ts'), 'export {};\n');
   await fs.writeFile(path.join(root, 'src', 'model.ts'), 'export {};\n');
-  await fs.writeFile(path.join(root, 'dist-cli', 'main.js'), 'export {};\n');
+  await fs.writeFile(path.join(root, 'dist-cli', 'main.cjs'), 'export {};\n');
   await fs.writeFile(path.join(root, 'dist-cli', 'sources.txt'), 'src\nsrc/cli\nsrc/cli/main.ts\nsrc/model.ts\n');
   for (const p of ['src/cli/main.ts', 'src/model.ts', 'src/cli', 'src'])
     await fs.utimes(path.join(root, p), BEFORE, BEFORE);
-  await fs.utimes(path.join(root, 'dist-cli', 'main.js'), BUILT, BUILT);
+  await fs.utimes(path.join(root, 'dist-cli', 'main.cjs'), BUILT, BUILT);
   return root;
 }
 

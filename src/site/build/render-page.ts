@@ -12,6 +12,7 @@ import {
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { outputPath, type RouteFile, routeFile, urlPathOf } from './routes.ts';
+import { importModule } from '../../util/import-module.ts';
 
 /** The compiled renderer bundle (see renderer-entry.ts). */
 export interface RendererBundle {
@@ -25,7 +26,7 @@ export interface RendererBundle {
 }
 
 export async function loadBundle(entry: string): Promise<RendererBundle> {
-  return (await import(pathToFileURL(entry).href)) as RendererBundle;
+  return importModule<RendererBundle>(pathToFileURL(entry).href);
 }
 
 export interface RouteToRender {

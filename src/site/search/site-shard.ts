@@ -6,6 +6,7 @@ import type { ShareSettings } from '../../privacy/share-mode.ts';
 import { bundleRecord, type PageRecord, type RecordOptions, sessionRecords, type SiteSession } from './site-records.ts';
 import { TEXT_FILE_EXTENSION, textBundle } from '../../transcript/page-record.ts';
 import { PageTextCache, readSessionTexts, type SessionTexts } from '../../transcript/page-texts.ts';
+import { importModule } from '../../util/import-module.ts';
 
 /**
  * One language for every record. Pagefind keeps an index per language and a page loads the one of its own
@@ -71,7 +72,7 @@ export async function writeShard(job: ShardJob): Promise<ShardWritten> {
     clean: job.share ? await shareCleaner(job.share) : undefined,
   };
   const cache = new PageTextCache(job.dataDir, { readonly: true });
-  const pagefind = await import('pagefind');
+  const pagefind = await importModule<typeof import('pagefind')>('pagefind');
   try {
     const { index, errors } = await pagefind.createIndex({ forceLanguage: SITE_SEARCH_LANGUAGE });
     if (!index) throw new Error(errors.join('; '));

@@ -1,10 +1,11 @@
 import { openRegular } from '../../util/fs.ts';
 import { type JsonlOptions, type JsonlRecord, readJsonl, readJsonlChunks } from '../../util/jsonl.ts';
+import { importModule } from '../../util/import-module.ts';
 
 /** Decodes a zstd file as a stream of decompressed chunks (Node 20 has no zstd in `node:zlib`). */
 export async function* zstdChunks(file: string, chunkSize = 1 << 20): AsyncGenerator<Buffer> {
   // Imported here: most homes have no compressed rollout, and a warm collect reads none.
-  const { Decompress } = await import('fzstd');
+  const { Decompress } = await importModule<typeof import('fzstd')>('fzstd');
   const stream = (await openRegular(file)).createReadStream({ highWaterMark: chunkSize });
   let out: Buffer[] = [];
   // The decoder may reuse its output buffer, so every chunk is copied before it is handed on.

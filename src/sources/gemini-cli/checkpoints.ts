@@ -6,6 +6,7 @@ import { promptKey } from './content.ts';
 import { readPromptLog } from '../prompt-log.ts';
 import { CHECKPOINT_FILE, type SessionFiles } from './paths.ts';
 import type { ProjectDirs } from './project.ts';
+import { importModule } from '../../util/import-module.ts';
 
 /**
  * The `/chat save` checkpoints of every project (docs/formats/gemini-cli.md, "Checkpoints"). A checkpoint whose
@@ -102,7 +103,7 @@ async function recordedPrompts(
 /** Named by a digest of the data folder (node:crypto is loaded only when a checkpoint is looked at). */
 async function stateFileOf(root: string, ctx: SourceContext): Promise<string | undefined> {
   if (!ctx.prepare) return undefined;
-  const { createHash } = await import('node:crypto');
+  const { createHash } = await importModule<typeof import('node:crypto')>('node:crypto');
   return ctx.prepare.resumePath(`gemini-checkpoints-${createHash('sha1').update(root).digest('hex').slice(0, 16)}`);
 }
 
