@@ -88,6 +88,31 @@ describe('site search in Chromium', () => {
     }
   });
 
+  it('loads the index chunks of what is typed at once, before the box waits for the typing to pause', async () => {
+    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    await page.goto(`${server.url}/days/2026-03-04/`);
+    // Once the index is set up, its filters fill the selects.
+    await page.waitForFunction(() => document.querySelectorAll('form.site-search select option').length > 3);
+    const chunks: string[] = [];
+    page.on('request', (request) => {
+      if (/\.pf_index$/.test(request.url())) chunks.push(new URL(request.url()).pathname);
+    });
+    // Typed and taken back within one task: the query that runs after the pause is empty and searches nothing, so
+    // only the preload of what was typed asks for chunks.
+    await page.evaluate(() => {
+      const input = document.querySelector<HTMLInputElement>('form.site-search input[name=q]')!;
+      for (const value of ['redirect', '']) {
+        input.value = value;
+        input.dispatchEvent(new Event('input'));
+      }
+    });
+    await page.waitForTimeout(1000);
+    expect(chunks.length).toBeGreaterThan(0);
+    expect(chunks.every((p) => /^\/pagefind\/s\d{4}\/index\/[^/]+\.pf_index$/.test(p))).toBe(true);
+    await expect(page.locator('.site-search-results li').count()).resolves.toBe(0);
+    await page.close();
+  });
+
   for (const [label, path, lang] of [
     ['the home page (English)', '/', undefined],
     ['a Japanese session page served as lang="ja"', `/sessions/claude-code/${SESSION.C}/`, 'ja'],

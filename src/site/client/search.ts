@@ -21,6 +21,7 @@ interface PagefindApi {
   init(): Promise<void>;
   mergeIndex(url: string, options?: Record<string, unknown>): Promise<void>;
   search(term: string, options?: { filters?: Record<string, string> }): Promise<{ results: PagefindResult[] } | null>;
+  preload(term: string): Promise<void>;
   filters(): Promise<Record<string, Record<string, number>>>;
 }
 
@@ -132,12 +133,12 @@ function setUp(form: HTMLFormElement): void {
 
   input.addEventListener('focus', () => {
     panel.hidden = false;
-    void load().catch(() => undefined);
+    void load().catch(ignore);
   });
   // Loaded once the page is idle, so that the first query finds the index ready instead of waiting for every
   // shard (about 0.2 MB, kept by the browser's cache; not when the connection asks to save data).
   if (!(navigator as Navigator & { connection?: { saveData?: boolean } }).connection?.saveData) {
-    const preload = () => void load().catch(() => undefined);
+    const preload = () => void load().catch(ignore);
     // Safari has no requestIdleCallback.
     const whenIdle = (window as Partial<Pick<Window, 'requestIdleCallback'>>).requestIdleCallback;
     if (whenIdle) whenIdle.call(window, preload, { timeout: 2000 });
@@ -146,6 +147,12 @@ function setUp(form: HTMLFormElement): void {
   input.addEventListener('input', () => {
     panel.hidden = false;
     window.clearTimeout(timer);
+    // The index chunks of what is typed load while the box waits for the typing to pause.
+    const query = input.value.trim();
+    if (query)
+      void load()
+        .then((pagefind) => pagefind?.preload(queryWords(query).words.join(' ')))
+        .catch(ignore);
     timer = window.setTimeout(() => void run(), 80);
   });
   for (const select of selects) select.addEventListener('change', () => void run());
@@ -170,6 +177,11 @@ function setUp(form: HTMLFormElement): void {
     input.focus();
     input.select();
   });
+}
+
+/** For a load or preload whose failure the next query reports (it loads again). */
+function ignore(): undefined {
+  return undefined;
 }
 
 function fillFilters(filters: Record<string, Record<string, number>>, selects: HTMLSelectElement[]): void {
