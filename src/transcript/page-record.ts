@@ -13,6 +13,12 @@
  */
 /** The extension of a page's text file: not `.gz`, which some hosts serve as gzip-encoded. */
 export const TEXT_FILE_EXTENSION = '.pf_text';
+/**
+ * In each shard: which text file each of its Pagefind records names, by the record's id (its fragment's name),
+ * as `{ "<id>": "<shard>/text/<hash>.pf_text" }`. With it the search box fetches a found bundle's text at once,
+ * without reading its fragment first.
+ */
+export const TEXT_MAP_FILE = 'texts.json';
 
 export type SectionKind = 'session' | 'prompt' | 'answer';
 

@@ -113,6 +113,17 @@ describe('site search in Chromium', () => {
     await page.close();
   });
 
+  it("fetches a found bundle's text at once, without reading its Pagefind fragment first", async () => {
+    const { page, problems } = await open('/days/2026-03-04/');
+    const requested: string[] = [];
+    page.on('request', (request) => requested.push(new URL(request.url()).pathname));
+    expect(await search(page, 'redirect')).toContain(`/sessions/claude-code/${SESSION.A}/`);
+    expect(requested.filter((p) => p.endsWith('.pf_text')).length).toBeGreaterThan(0);
+    expect(requested.filter((p) => p.endsWith('.pf_fragment'))).toEqual([]);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
   for (const [label, path, lang] of [
     ['the home page (English)', '/', undefined],
     ['a Japanese session page served as lang="ja"', `/sessions/claude-code/${SESSION.C}/`, 'ja'],

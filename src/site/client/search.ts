@@ -5,7 +5,13 @@
 // own /pagefind/ on first use and needs WebAssembly ('wasm-unsafe-eval').
 import { SOURCE_LABELS } from '../../model/labels.ts';
 import { hasCjk, queryWords } from '../../search/cjk.ts';
-import { type BundlePage, bundlePage, bundlePages, type RecordSection } from '../../transcript/page-record.ts';
+import {
+  type BundlePage,
+  bundlePage,
+  bundlePages,
+  type RecordSection,
+  TEXT_MAP_FILE,
+} from '../../transcript/page-record.ts';
 
 interface PagefindResultData {
   url: string;
@@ -43,6 +49,8 @@ function setUp(form: HTMLFormElement): void {
   const list = form.querySelector<HTMLOListElement>('.site-search-results')!;
   const selects = [...form.querySelectorAll<HTMLSelectElement>('select')];
   let api: Promise<PagefindApi | undefined> | undefined;
+  /** Each record's text file by the record's id, from every shard's TEXT_MAP_FILE (empty when unreadable). */
+  let textMap: Promise<Map<string, string>> = Promise.resolve(new Map());
   let generation = 0;
   let timer: number | undefined;
   let settingUp = false;
@@ -54,6 +62,13 @@ function setUp(form: HTMLFormElement): void {
       if (!response.ok) throw new Error(`${root}shards.json: ${response.status}`);
       const shards = (await response.json()) as string[];
       if (shards.length === 0) return undefined;
+      textMap = Promise.all(
+        shards.map((shard) =>
+          fetch(`${root}${shard}/${TEXT_MAP_FILE}`)
+            .then((r) => (r.ok ? (r.json() as Promise<Record<string, string>>) : {}))
+            .catch(() => ({})),
+        ),
+      ).then((maps) => new Map(maps.flatMap((map) => Object.entries(map))));
       settingUp = true;
       const pagefind = (await import(/* @vite-ignore */ `${root}${shards[0]}/pagefind.js`)) as PagefindApi;
       await pagefind.options({ excerptLength: 0 });
@@ -102,10 +117,15 @@ function setUp(form: HTMLFormElement): void {
     // cannot fill the list.
     const sessions = new Map<string, Hit[]>();
     const typed = words.filter((word) => !hasCjk(word));
+    const texts = await textMap;
     for (let i = 0; i < found.results.length && i < EXAMINED && sessions.size < SESSIONS_SHOWN; i += BATCH) {
-      // Each bundle's text is fetched as soon as its record is in.
+      // Each bundle's text is fetched at once; a record missing from the map (a shard of an older build) names
+      // its text file in its fragment.
       const batch = await Promise.all(
-        found.results.slice(i, i + BATCH).map((r) => r.data().then((data) => bundleOf(base, data))),
+        found.results.slice(i, i + BATCH).map((r) => {
+          const file = texts.get(r.id);
+          return file ? bundleOf(base, file) : r.data().then((data) => bundleOf(base, data.meta.text ?? ''));
+        }),
       );
       if (mine !== generation) return;
       // The batch's pages that hold the most of the query first, the newest first among equals.
@@ -202,8 +222,7 @@ const textFiles = new Map<string, Promise<BundlePage[]>>();
 
 /** A found bundle's pages, from the gzip text file beside the shard that holds them (none when it cannot be
  * read). */
-async function bundleOf(base: string, data: PagefindResultData): Promise<BundlePage[]> {
-  const file = data.meta.text ?? '';
+async function bundleOf(base: string, file: string): Promise<BundlePage[]> {
   let pages = textFiles.get(file);
   if (!pages) {
     pages = (async () => {
@@ -245,13 +264,22 @@ function matchingPages(
   const matching: { page: BundlePage; scored: { section: RecordSection; score: number }[]; best: number }[] = [];
   for (const page of pages) {
     if (!Object.entries(filters).every(([name, value]) => page.filters[name]?.includes(value))) continue;
-    const lowered = page.sections.map((s) => s.text.toLowerCase());
+    const lowered = page.sections.map(lowerText);
     if (!forms.every((f) => lowered.some((text) => f.some((form) => text.includes(form))))) continue;
     const scored = scoredSections(page.sections, runs, typed);
     if (scored.length === 0) continue;
     matching.push({ page, scored, best: Math.max(...scored.map((s) => s.score)) });
   }
   return matching;
+}
+
+/** Sections' texts in lower case, made once per section while its text file is kept. */
+const lowered = new WeakMap<RecordSection, string>();
+
+function lowerText(section: RecordSection): string {
+  let text = lowered.get(section);
+  if (text === undefined) lowered.set(section, (text = section.text.toLowerCase()));
+  return text;
 }
 
 /** A word and its stem's likely spellings: Pagefind finds "tests" for "testing"; the stem must keep three
@@ -280,7 +308,7 @@ function scoredSections(
   const scored: { section: RecordSection; score: number }[] = [];
   for (const section of sections) {
     if (!runs.every((run) => section.text.includes(run))) continue;
-    const text = section.text.toLowerCase();
+    const text = lowerText(section);
     scored.push({ section, score: runs.length + lowered.filter((w) => text.includes(w)).length });
   }
   return scored;
@@ -334,19 +362,27 @@ function sessionItem(
   return item;
 }
 
+/** One formatter per zone: making one costs more than formatting. */
+const formatters = new Map<string | undefined, Intl.DateTimeFormat>();
+
 function formatTime(iso: string | undefined, timeZone: string | undefined): string {
   if (!iso) return '';
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return '';
-  const parts = new Intl.DateTimeFormat('en-CA', {
-    timeZone,
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    hourCycle: 'h23',
-  }).formatToParts(date);
+  let formatter = formatters.get(timeZone);
+  if (!formatter) {
+    formatter = new Intl.DateTimeFormat('en-CA', {
+      timeZone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    });
+    formatters.set(timeZone, formatter);
+  }
+  const parts = formatter.formatToParts(date);
   const part = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
   return `${part('year')}-${part('month')}-${part('day')} ${part('hour')}:${part('minute')}`;
 }

@@ -40,7 +40,7 @@ export interface SiteSearchResult {
 }
 
 /** Bump when what a record holds changes: every shard is written again. */
-const SITE_INDEX_VERSION = 5;
+const SITE_INDEX_VERSION = 6;
 /** Sessions are read from the archive in tasks of about this much body. */
 const READ_BATCH_BYTES = 8 * 1024 * 1024;
 /** Lists the shards for the search box, which loads the first and merges the others. */

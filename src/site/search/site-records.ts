@@ -206,7 +206,7 @@ export function bundleRecord(pages: BundlePage[], textFile: string, language: st
     url: pages[0]?.url ?? '',
     content: recordContent(sections, [...bigrams]),
     language,
-    meta: { text: textFile, pages: String(pages.length) },
+    meta: { text: textFile },
     filters: Object.fromEntries(Object.entries(filters).map(([name, set]) => [name, [...set]])),
   };
 }

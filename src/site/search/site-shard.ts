@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { gzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import type { ShareSettings } from '../../privacy/share-mode.ts';
 import { bundleRecord, type PageRecord, type RecordOptions, sessionRecords, type SiteSession } from './site-records.ts';
-import { TEXT_FILE_EXTENSION, textBundle } from '../../transcript/page-record.ts';
+import { TEXT_FILE_EXTENSION, TEXT_MAP_FILE, textBundle } from '../../transcript/page-record.ts';
 import { PageTextCache, readSessionTexts, type SessionTexts } from '../../transcript/page-texts.ts';
 import { importModule } from '../../util/import-module.ts';
 
@@ -130,6 +130,7 @@ export async function writeShard(job: ShardJob): Promise<ShardWritten> {
     const written = await index.writeFiles({ outputPath: job.outputPath });
     if (written.errors.length > 0) throw new Error(written.errors.join('; '));
     await index.deleteIndex();
+    await writeTextMap(job.outputPath);
     // Pagefind's ready-made interfaces: the site has its own (src/site/client/search.ts).
     for (const name of await fs.readdir(job.outputPath)) {
       if (/^pagefind-(component-ui|modular-ui|ui|highlight)\./.test(name)) await fs.rm(path.join(job.outputPath, name));
@@ -139,6 +140,23 @@ export async function writeShard(job: ShardJob): Promise<ShardWritten> {
     cache.close();
     await pagefind.close();
   }
+}
+
+/** Pagefind's fragment files are gzip of this signature then the fragment's JSON. */
+const FRAGMENT_SIGNATURE = 'pagefind_dcd';
+
+/** Writes the shard's TEXT_MAP_FILE from the fragments Pagefind wrote: each record's id and its meta `text`. */
+async function writeTextMap(outputPath: string): Promise<void> {
+  const dir = path.join(outputPath, 'fragment');
+  const map: Record<string, string> = {};
+  for (const name of (await fs.readdir(dir)).sort()) {
+    if (!name.endsWith('.pf_fragment')) continue;
+    const raw = gunzipSync(await fs.readFile(path.join(dir, name))).toString('utf8');
+    if (!raw.startsWith(FRAGMENT_SIGNATURE)) throw new Error(`${name}: not a Pagefind fragment`);
+    const fragment = JSON.parse(raw.slice(FRAGMENT_SIGNATURE.length)) as { meta?: { text?: string } };
+    if (fragment.meta?.text) map[name.slice(0, -'.pf_fragment'.length)] = fragment.meta.text;
+  }
+  await fs.writeFile(path.join(outputPath, TEXT_MAP_FILE), `${JSON.stringify(map)}\n`);
 }
 
 export type SiteSearchTask = ({ type: 'read' } & ReadJob) | ({ type: 'shard' } & ShardJob);

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emptyShardState, planShards, type ShardState } from '../../../src/site/search/site-shards.ts';
-import { bundlePage, bundlePages } from '../../../src/transcript/page-record.ts';
+import { bundlePage, bundlePages, TEXT_MAP_FILE } from '../../../src/transcript/page-record.ts';
 import { runCli } from '../../helpers/cli.ts';
 import { copyFixtureHome, SESSION, tempDir } from '../../helpers/paths.ts';
 import { appendPrompt } from '../../helpers/transcripts.ts';
@@ -209,6 +209,18 @@ describe('the site index in shards, over real builds', { timeout: 900_000 }, () 
       .flatMap(([, state]) => bundlePages(gunzipSync(state.bytes).toString())).length;
     expect(count(/\.pf_fragment$/)).toBe(count(/\.pf_text$/));
     expect(count(/\.pf_fragment$/)).toBeLessThan(pageCount);
+    // Each shard's map names, for each of its fragments, the text file its record names (the search box fetches
+    // the text without the fragment).
+    for (const shard of shards) {
+      const map = JSON.parse(before.get(path.join(shard, TEXT_MAP_FILE))!.bytes.toString()) as Record<string, string>;
+      const fragments = [...before.keys()].filter((f) => shardOf(f) === shard && f.endsWith('.pf_fragment'));
+      expect(Object.keys(map).sort()).toEqual(fragments.map((f) => path.basename(f, '.pf_fragment')).sort());
+      for (const [id, text] of Object.entries(map)) {
+        const fragment = gunzipSync(before.get(path.join(shard, 'fragment', `${id}.pf_fragment`))!.bytes).toString();
+        expect(JSON.parse(fragment.replace(/^pagefind_dcd/, '')).meta.text).toBe(text);
+        expect(before.has(text.split('/').join(path.sep)), text).toBe(true);
+      }
+    }
 
     const transcript = path.join(home, '.claude', 'projects', '-home-alice-work-webapp', `${SESSION.B}.jsonl`);
     await appendPrompt(transcript, 'SHARD-MARKER 検索の確認', '2026-03-03T00:25:00.000Z');
