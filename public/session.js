@@ -59,6 +59,42 @@
       block.insertBefore(button, block.firstChild);
     }
   }
+  // "This session as Markdown": the file beside the page is gzipped and saved as the Markdown it holds. Where
+  // that cannot be done (no DecompressionStream, a page opened from the disk), the link does what it says
+  // without script: it downloads the .gz file.
+  document.addEventListener('click', function (event) {
+    var link = event.target && event.target.closest ? event.target.closest('a[data-markdown-file]') : null;
+    if (!link || typeof DecompressionStream !== 'function') return;
+    if (event.button !== 0 || event.ctrlKey || event.metaKey || event.shiftKey || event.altKey) return;
+    event.preventDefault();
+    fetch(link.href)
+      .then(function (response) {
+        if (!response.ok) throw new Error(link.href + ': ' + response.status);
+        return response.arrayBuffer();
+      })
+      .then(function (buffer) {
+        var bytes = new Uint8Array(buffer);
+        var stream = new Blob([bytes]).stream();
+        // A host that serves .gz files gzip-encoded has handed over the Markdown itself.
+        if (bytes[0] === 0x1f && bytes[1] === 0x8b) stream = stream.pipeThrough(new DecompressionStream('gzip'));
+        return new Response(stream).arrayBuffer();
+      })
+      .then(function (markdown) {
+        var url = URL.createObjectURL(new Blob([markdown], { type: 'text/markdown;charset=utf-8' }));
+        var save = document.createElement('a');
+        save.href = url;
+        save.download = link.getAttribute('data-markdown-file');
+        document.body.appendChild(save);
+        save.click();
+        save.remove();
+        setTimeout(function () {
+          URL.revokeObjectURL(url);
+        }, 60000);
+      })
+      .catch(function () {
+        location.href = link.href;
+      });
+  });
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', addCopyButtons);
   else addCopyButtons();
 })();

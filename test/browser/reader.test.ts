@@ -1,5 +1,6 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { JSDOM } from 'jsdom';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -304,7 +305,7 @@ describe('session pages as a reader sees them', () => {
     await context.close();
   });
 
-  it('moves between prompts with j and k, and writes the session as Markdown beside its page', async () => {
+  it('moves between prompts with j and k, and saves the session as Markdown from the link on its page', async () => {
     const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
     await page.goto(`${reader.url}/sessions/claude-code/${LONG}/`);
     // The page's own location: page.url() follows an event from the browser that may come after the key's.
@@ -315,8 +316,17 @@ describe('session pages as a reader sees them', () => {
     await expect(hash()).resolves.toBe('#p2');
     await page.keyboard.press('k');
     await expect(hash()).resolves.toBe('#p1');
+    // The link saves the gzipped file beside the page as the Markdown it holds.
+    await page.goto(`${reader.url}/sessions/claude-code/${TOOLS}/`);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'This session as Markdown' }).click(),
+    ]);
+    expect(download.suggestedFilename()).toBe(`${TOOLS}.md`);
+    const markdown = await fs.readFile((await download.path())!, 'utf8');
     await page.close();
-    const markdown = await fs.readFile(path.join(readerOut, 'sessions', 'claude-code', `${TOOLS}.md`), 'utf8');
+    const stored = await fs.readFile(path.join(readerOut, 'sessions', 'claude-code', `${TOOLS}.md.gz`));
+    expect(gunzipSync(stored).toString('utf8')).toBe(markdown);
     expect(markdown).toContain(
       '```diff\n-  return items.reduce((sum, i) => sum + i.price, 0); // cents\n+  // prices are in cents',
     );

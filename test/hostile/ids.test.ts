@@ -73,7 +73,7 @@ describe('hostile ids: traversal, collisions, long names', () => {
     }
     // One folder per conversation, and its Markdown export beside it.
     expect((await fs.readdir(path.join(out, 'sessions', 'amazon-q'))).sort()).toEqual(
-      Q_IDS.flatMap((id) => [idToPathSegment(id), `${idToPathSegment(id)}.md`]).sort(),
+      Q_IDS.flatMap((id) => [idToPathSegment(id), `${idToPathSegment(id)}.md.gz`]).sort(),
     );
     for (const [i, id] of CODEX_IDS.entries()) {
       const page = await pageOf('codex', id);

@@ -7,6 +7,7 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createQDatabase, type QState } from '../helpers/amazonq-db.ts';
 import { RESULT_PAGE_CHARS } from '../../src/transcript/view-items.ts';
@@ -373,10 +374,16 @@ async function readOutput(target: string): Promise<string> {
     : (await fs.readdir(target, { recursive: true })).map((rel) => path.join(target, rel));
   let text = '';
   for (const file of files) {
-    if (!(await fs.stat(file)).isFile() || /\.(png|ico|woff2?|wasm|pf_\w+)$/.test(file)) continue;
-    text += `\n${path.relative(target, file)}\n${decodeEntities(await fs.readFile(file, 'utf8'))}`;
+    if (!(await fs.stat(file)).isFile() || /\.(png|ico|woff2?|wasm|pf_(?!text)\w+)$/.test(file)) continue;
+    text += `\n${path.relative(target, file)}\n${decodeEntities(await readText(file))}`;
   }
   return text;
+}
+
+/** A file's text; a gzip file's (a session's Markdown, the search box's page texts) decompressed. */
+async function readText(file: string): Promise<string> {
+  const bytes = await fs.readFile(file);
+  return (bytes[0] === 0x1f && bytes[1] === 0x8b ? gunzipSync(bytes) : bytes).toString('utf8');
 }
 
 /** Whether the secret (or, for a long one, its first 20 characters: a cut preview) is in the output. */

@@ -1,5 +1,6 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/paths.ts';
@@ -88,7 +89,10 @@ async function allText(dir: string): Promise<string> {
   let text = '';
   for (const rel of await fs.readdir(dir, { recursive: true })) {
     const full = path.join(dir, rel);
-    if ((await fs.stat(full)).isFile()) text += `\n${rel}\n${await fs.readFile(full, 'utf8')}`;
+    if (!(await fs.stat(full)).isFile()) continue;
+    // A session's Markdown is gzipped: what it holds is what counts.
+    const bytes = await fs.readFile(full);
+    text += `\n${rel}\n${(bytes[0] === 0x1f && bytes[1] === 0x8b ? gunzipSync(bytes) : bytes).toString('utf8')}`;
   }
   return text;
 }

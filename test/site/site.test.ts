@@ -38,22 +38,22 @@ describe('build over the fixture home', () => {
     // Amazon Q: B 03-10, C 03-12, D 03-14, A at the database mtime 03-20.
     expect(days).toEqual([...CLAUDE_DAYS, ...Q_DAYS]);
     const claude = await fs.readdir(path.join(site.outDir, 'sessions', 'claude-code'));
-    const sessions = claude.filter((d) => !d.endsWith('.md')).sort();
+    const sessions = claude.filter((d) => !d.endsWith('.md.gz')).sort();
     expect(sessions).toEqual(Object.values(SESSION).sort());
-    // Each session's Markdown export beside its page.
-    expect(claude.filter((d) => d.endsWith('.md')).sort()).toEqual(
+    // Each session's Markdown export beside its page, gzipped.
+    expect(claude.filter((d) => d.endsWith('.md.gz')).sort()).toEqual(
       Object.values(SESSION)
-        .map((id) => `${id}.md`)
+        .map((id) => `${id}.md.gz`)
         .sort(),
     );
     const q = (await fs.readdir(path.join(site.outDir, 'sessions', 'amazon-q')))
-      .filter((d) => !d.endsWith('.md'))
+      .filter((d) => !d.endsWith('.md.gz'))
       .map((id) => id[0])
       .sort();
     expect(q).toEqual(['a', 'b', 'c', 'd']);
     // Codex: K1, K2, K3, K5 (K4 is its subagent), K6, L1, T1 (K7 holds no conversation).
     const codex = (await fs.readdir(path.join(site.outDir, 'sessions', 'codex')))
-      .filter((d) => !d.endsWith('.md'))
+      .filter((d) => !d.endsWith('.md.gz'))
       .sort();
     expect(codex).toEqual([
       '019cb1a0-0001-7000-8000-000000000001',
