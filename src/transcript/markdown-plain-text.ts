@@ -24,7 +24,13 @@ export function markdownAsPlainText(markdown: string): string {
   return out.join('\n');
 }
 
+/** Where a line may hold a block mark: at its start, a table's bars, a closing `#`. */
+const MAY_HOLD_BLOCK_MARK = /^\s*(?:[-#>*+_|]|\d)|\||#\s*$/;
+/** What an inline mark starts with; most lines of prose hold none. */
+const MAY_HOLD_INLINE_MARK = /[`\\![<*_~]/;
+
 function plainLine(line: string): string {
+  if (!MAY_HOLD_BLOCK_MARK.test(line)) return inlinePlain(line);
   // A table's separator row, a horizontal rule.
   if (line.includes('|') && line.includes('---') && /^[\s|:-]+$/.test(line)) return '';
   if (/^\s{0,3}([-*_])(\s*\1){2,}\s*$/.test(line)) return '';
@@ -45,6 +51,7 @@ function plainLine(line: string): string {
 
 /** Inline marks off outside code spans; a code span keeps its text, without its ticks. */
 function inlinePlain(text: string): string {
+  if (!MAY_HOLD_INLINE_MARK.test(text)) return text;
   let result = '';
   let at = 0;
   for (const span of text.matchAll(/(`+)([^`]|[^`][\s\S]*?[^`])\1(?!`)/g)) {

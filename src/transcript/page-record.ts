@@ -30,19 +30,25 @@ export interface RecordSection {
   text: string;
 }
 
-/** What Pagefind indexes for a bundle: each distinct word of its pages once, then the bigrams of its CJK text. */
-export function recordContent(sections: RecordSection[], bigrams: string[]): string {
+/** Each distinct word of a bundle's sections once, as first written, whatever its case (what Pagefind
+ * indexes of it, with the CJK bigrams of these words). A word is lower-cased only the first time it is seen as
+ * written. */
+export function distinctWords(sections: RecordSection[]): string[] {
   const seen = new Set<string>();
-  let content = '';
+  const words: string[] = [];
   for (const section of sections) {
     for (const word of section.text.split(/\s+/)) {
+      if (!word || seen.has(word)) continue;
+      seen.add(word);
       const key = word.toLowerCase();
-      if (!word || seen.has(key)) continue;
-      seen.add(key);
-      content += `${word} `;
+      if (key !== word) {
+        if (seen.has(key)) continue;
+        seen.add(key);
+      }
+      words.push(word);
     }
   }
-  return content + bigrams.join(' ');
+  return words;
 }
 
 /** A page of a bundle: where it is, what the search box says of it, what the filters see, and its texts. */

@@ -11,8 +11,8 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { gzipSync } from 'node:zlib';
 import { outputPath, type RouteFile, routeFile, urlPathOf } from './routes.ts';
+import { gzipForSite } from '../../util/gzip.ts';
 import { importModule } from '../../util/import-module.ts';
 
 /** The compiled renderer bundle (see renderer-entry.ts). */
@@ -113,7 +113,7 @@ export class PageRenderer {
     const text = 'This page could not be shown: the build that made it could not render it (its warnings say why).';
     if (task.route.endpoint) {
       const body = Buffer.from(task.output.endsWith('.json') ? `${JSON.stringify({ error: text })}\n` : `${text}\n`);
-      return task.output.endsWith('.gz') ? gzipSync(body) : body;
+      return task.output.endsWith('.gz') ? gzipForSite(body) : body;
     }
     return Buffer.concat([
       Buffer.from('<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Not shown</title>'),

@@ -10,7 +10,7 @@ import { projectName } from '../../model/project.ts';
 import { messageAnchor, pageOfMessage, sessionRoute } from '../../model/routes.ts';
 import { cjkBigrams, hasCjk } from '../../search/cjk.ts';
 import { markdownAsPlainText } from '../../transcript/markdown-plain-text.ts';
-import { type BundlePage, pageText, recordContent, type RecordSection } from '../../transcript/page-record.ts';
+import { type BundlePage, distinctWords, pageText, type RecordSection } from '../../transcript/page-record.ts';
 
 /** A section holds this much of a long text: the site index is downloaded in pieces by every visitor. */
 export const MAX_SECTION_CHARS = 16 * 1024;
@@ -192,10 +192,10 @@ export function* sessionRecords(
  * `text` names the bundle's text file.
  */
 export function bundleRecord(pages: BundlePage[], textFile: string, language: string): SiteRecord {
-  const sections = pages.flatMap((p) => p.sections);
+  const words = distinctWords(pages.flatMap((p) => p.sections));
+  // A CJK run never holds a space: the bigrams of the text are those of its distinct words.
   const bigrams = new Set<string>();
-  for (const section of sections)
-    if (hasCjk(section.text)) for (const gram of cjkBigrams(section.text)) bigrams.add(gram);
+  for (const word of words) if (hasCjk(word)) for (const gram of cjkBigrams(word)) bigrams.add(gram);
   const filters: Record<string, Set<string>> = {};
   for (const page of pages)
     for (const [name, values] of Object.entries(page.filters)) {
@@ -204,31 +204,37 @@ export function bundleRecord(pages: BundlePage[], textFile: string, language: st
     }
   return {
     url: pages[0]?.url ?? '',
-    content: recordContent(sections, [...bigrams]),
+    content: [...words, ...bigrams].join(' '),
     language,
     meta: { text: textFile },
     filters: Object.fromEntries(Object.entries(filters).map(([name, set]) => [name, [...set]])),
   };
 }
 
-/** The month (`yyyy-MM`) of a time in a zone, worked out once a minute of time: zoned formatting is slow, and
- * every zone's offset is whole minutes. */
+/** Per zone, the month (`yyyy-MM`) of each 15-minute slot of UTC time seen so far. */
+const monthsByZone = new Map<string, Map<number, string | undefined>>();
+const SLOT_MS = 15 * 60 * 1000;
+
+/** The month (`yyyy-MM`) of a time in a zone, worked out once per 15 minutes of UTC time and kept for every
+ * session of the thread: zoned formatting is slow, and every zone's offsets (and the instants they change)
+ * fall on 15-minute marks. */
 function monthIn(timeZone: string): (iso: string) => string | undefined {
   const zone = tz(timeZone);
-  const known = new Map<string, string | undefined>();
+  let known = monthsByZone.get(timeZone);
+  if (!known) monthsByZone.set(timeZone, (known = new Map()));
+  const slots = known;
   return (iso) => {
-    if (!/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d/.test(iso)) return monthOf(iso, zone);
-    // The minute and the zone the time was written in (`Z`, `+09:00`), without seconds.
-    const minute = iso.slice(0, 16) + iso.slice(19).replace(/^\.\d+/, '');
-    if (known.has(minute)) return known.get(minute);
-    const month = monthOf(iso, zone);
-    if (known.size > 100_000) known.clear();
-    known.set(minute, month);
+    const at = Date.parse(iso);
+    if (Number.isNaN(at)) return undefined;
+    const slot = Math.floor(at / SLOT_MS);
+    if (slots.has(slot)) return slots.get(slot);
+    const month = monthOf(new Date(slot * SLOT_MS), zone);
+    if (slots.size > 100_000) slots.clear();
+    slots.set(slot, month);
     return month;
   };
 }
 
-function monthOf(iso: string, zone: ReturnType<typeof tz>): string | undefined {
-  const at = new Date(iso);
-  return Number.isNaN(at.getTime()) ? undefined : format(at, 'yyyy-MM', { in: zone });
+function monthOf(at: Date, zone: ReturnType<typeof tz>): string {
+  return format(at, 'yyyy-MM', { in: zone });
 }

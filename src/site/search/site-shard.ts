@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { gunzipSync } from 'node:zlib';
+import { gzipForSite } from '../../util/gzip.ts';
 import type { ShareSettings } from '../../privacy/share-mode.ts';
 import { bundleRecord, type PageRecord, type RecordOptions, sessionRecords, type SiteSession } from './site-records.ts';
 import { TEXT_FILE_EXTENSION, TEXT_MAP_FILE, textBundle } from '../../transcript/page-record.ts';
@@ -91,8 +92,7 @@ export async function writeShard(job: ShardJob): Promise<ShardWritten> {
       if (bundle.length === 0) return;
       const json = textBundle(bundle.map((entry) => entry.text));
       const name = `${createHash('sha256').update(json).digest('hex').slice(0, 20)}${TEXT_FILE_EXTENSION}`;
-      // Node writes no time into the gzip header: the same texts make the same bytes.
-      writes.push(fs.writeFile(path.join(job.outputPath, TEXT_DIR, name), gzipSync(json)));
+      writes.push(fs.writeFile(path.join(job.outputPath, TEXT_DIR, name), gzipForSite(json)));
       added.push(
         index.addCustomRecord(
           bundleRecord(

@@ -6,6 +6,7 @@ import { siteIndexes } from '../../../collections.ts';
 import { loadSessionPage } from '../../../data.ts';
 import { pagePlace } from '../../../../transcript/session-view.ts';
 import { shareSettings } from '../../../../privacy/share-mode.ts';
+import { gzipStreamForSite } from '../../../../util/gzip.ts';
 
 /**
  * Each session as Markdown, beside its page, gzipped: `/sessions/<source>/<id>.md.gz`. The Markdown is a quarter
@@ -48,7 +49,7 @@ export const GET: APIRoute = async ({ props }) => {
       controller.enqueue(encoder.encode(text));
     },
   });
-  return new Response(body.pipeThrough(new CompressionStream('gzip')), {
+  return new Response(gzipStreamForSite(body), {
     headers: { 'Content-Type': 'application/gzip' },
   });
 };

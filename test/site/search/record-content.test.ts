@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { bundleRecord } from '../../../src/site/search/site-records.ts';
+import { type BundlePage, distinctWords, type RecordSection } from '../../../src/transcript/page-record.ts';
+
+const section = (text: string): RecordSection => ({ anchor: 'm1', kind: 'prompt', timestamp: '', text });
+
+describe('what Pagefind indexes of a bundle', () => {
+  it('each word once, as first written, whatever its case', () => {
+    expect(
+      distinctWords([section('Error in  the\tbuild'), section('ERROR error the Build 画面 build'), section('\n')]),
+    ).toEqual(['Error', 'in', 'the', 'build', '画面']);
+  });
+
+  it('a word whose lower case differs in length (İ) once', () => {
+    expect(distinctWords([section('İstanbul i̇stanbul İSTANBUL')])).toEqual(['İstanbul']);
+  });
+
+  it("the words, then the CJK bigrams of every page's text, each once", () => {
+    const page = (url: string, ...texts: string[]): BundlePage => ({
+      url,
+      meta: {},
+      filters: { source: ['claude-code'] },
+      sections: texts.map(section),
+    });
+    const record = bundleRecord(
+      [page('/a/', 'Fix ログイン画面', 'fix the 画面のバグ'), page('/b/', 'ログイン to 画面 再度')],
+      's0001/text/x.pf_text',
+      'en',
+    );
+    const content = record.content.split(' ');
+    expect(content.slice(0, 8)).toEqual(['Fix', 'ログイン画面', 'the', '画面のバグ', 'ログイン', 'to', '画面', '再度']);
+    expect(content.slice(8).sort()).toEqual(
+      ['ログ', 'グイ', 'イン', 'ン画', '画面', '面の', 'のバ', 'バグ', '再度'].sort(),
+    );
+    expect(record).toMatchObject({
+      url: '/a/',
+      meta: { text: 's0001/text/x.pf_text' },
+      filters: { source: ['claude-code'] },
+    });
+  });
+});
