@@ -6,7 +6,7 @@ import { siteIndexes } from '../../../collections.ts';
 import { loadSessionPage } from '../../../data.ts';
 import { pagePlace } from '../../../../transcript/session-view.ts';
 import { shareSettings } from '../../../../privacy/share-mode.ts';
-import { gzipStreamForSite } from '../../../../util/gzip.ts';
+import { gzipForSite, gzipStreamForSite } from '../../../../util/gzip.ts';
 
 /**
  * Each session as Markdown, beside its page, gzipped: `/sessions/<source>/<id>.md.gz`. The Markdown is a quarter
@@ -22,6 +22,9 @@ export const getStaticPaths: GetStaticPaths = async () => {
   }));
 };
 
+/** Markdown up to this many characters is gzipped in one call. */
+const ONE_CALL_CHARS = 8 * 1024 * 1024;
+
 export const GET: APIRoute = async ({ props }) => {
   const summary = (props as { summary: SessionSummary }).summary;
   const { timeZone } = await siteIndexes();
@@ -30,14 +33,24 @@ export const GET: APIRoute = async ({ props }) => {
     for (let page = 1; page <= starts.length; page++)
       yield { session: loadSessionPage(summary, page), place: pagePlace(starts, summary.pagePrompts, page) };
   }
-  const encoder = new TextEncoder();
   const chunks = sessionMarkdown(summary, pages(), { timeZone });
+  // Most sessions' Markdown is a few MB at most: gzipped in one call, which costs half of streaming it through
+  // zlib. A bigger one (a worker's heap is bounded) is streamed from where that stopped.
+  let head = '';
+  let next = chunks.next();
+  for (; !next.done; next = chunks.next()) {
+    head += next.value;
+    if (head.length >= ONE_CALL_CHARS) break;
+  }
+  const headers = { 'Content-Type': 'application/gzip' };
+  if (next.done) return new Response(gzipForSite(head), { headers });
+  const encoder = new TextEncoder();
+  let text = head;
   // Pieces are joined to ~64 KB before they are encoded: a stream of many small chunks costs more to encode
   // and to read back than the text itself.
   const body = new ReadableStream<Uint8Array>({
     pull(controller) {
-      let text = '';
-      for (let next = chunks.next(); ; next = chunks.next()) {
+      for (next = chunks.next(); ; next = chunks.next()) {
         if (next.done) {
           if (text) controller.enqueue(encoder.encode(text));
           controller.close();
@@ -47,9 +60,8 @@ export const GET: APIRoute = async ({ props }) => {
         if (text.length >= 64 * 1024) break;
       }
       controller.enqueue(encoder.encode(text));
+      text = '';
     },
   });
-  return new Response(gzipStreamForSite(body), {
-    headers: { 'Content-Type': 'application/gzip' },
-  });
+  return new Response(gzipStreamForSite(body), { headers });
 };
