@@ -22,8 +22,8 @@ export const getStaticPaths: GetStaticPaths = async () => {
   }));
 };
 
-/** Markdown up to this many characters is gzipped in one call. */
-const ONE_CALL_CHARS = 8 * 1024 * 1024;
+/** Markdown up to this many characters is gzipped in one call (nearly every session's). */
+const ONE_CALL_CHARS = 1024 * 1024;
 
 export const GET: APIRoute = async ({ props }) => {
   const summary = (props as { summary: SessionSummary }).summary;

@@ -1,0 +1,42 @@
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../../helpers/cli.ts';
+import { copyFixtureHome, SESSION, tempDir } from '../../helpers/paths.ts';
+import { appendPrompt } from '../../helpers/transcripts.ts';
+
+describe("a session's Markdown beside its page", { timeout: 300_000 }, () => {
+  it('is whole gzip, for a small session (made in one call) and one past a million characters (streamed)', async () => {
+    const home = await copyFixtureHome();
+    const root = await tempDir('markdown-gz');
+    const transcript = path.join(home, '.claude', 'projects', '-home-alice-work-webapp', `${SESSION.B}.jsonl`);
+    // Five prompts of 300,000 characters each: the first four pass the size gzipped in one call, the fifth and
+    // what follows are streamed in more than one piece.
+    const marks = ['FIRST', 'SECOND', 'THIRD', 'FOURTH', 'FIFTH'];
+    for (const [i, mark] of marks.entries())
+      await appendPrompt(transcript, `${mark}-BIG ${'word '.repeat(60_000)}${mark}-END`, `2026-03-03T00:2${i}:00.000Z`);
+    const out = path.join(root, 'site');
+    const built = await runCli(['build', '--home', home, '--data', path.join(root, 'data'), '--out', out]);
+    expect(built.code, built.stderr).toBe(0);
+    const markdownOf = async (id: string) =>
+      gunzipSync(await fs.readFile(path.join(out, 'sessions', 'claude-code', `${id}.md.gz`))).toString('utf8');
+
+    const big = await markdownOf(SESSION.B);
+    expect(big.length).toBeGreaterThan(1_500_000);
+    expect(big.startsWith('# ')).toBe(true);
+    // Each prompt once, whole, in order.
+    for (const mark of marks) {
+      expect(big.split(`${mark}-BIG word word`).length - 1, mark).toBe(1);
+      expect(big.split(`${mark}-END`).length - 1, mark).toBe(1);
+    }
+    const ends = marks.map((mark) => big.indexOf(`${mark}-END`));
+    expect(ends).toEqual([...ends].sort((a, b) => a - b));
+    expect(big.endsWith('\n')).toBe(true);
+
+    const small = await markdownOf(SESSION.A);
+    expect(small.length).toBeLessThan(1_000_000);
+    expect(small.startsWith('# ')).toBe(true);
+    expect(small).toContain('redirect');
+  });
+});
