@@ -8,7 +8,7 @@ import { createGzip, gzipSync } from 'node:zlib';
  */
 const SITE_GZIP_LEVEL = 4;
 
-export function gzipForSite(bytes: string | Uint8Array): Buffer {
+export function gzipForSite(bytes: string | Uint8Array): Buffer<ArrayBuffer> {
   return gzipSync(bytes, { level: SITE_GZIP_LEVEL });
 }
 
