@@ -1,12 +1,11 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { tz } from '@date-fns/tz';
-import { format } from 'date-fns';
 import type { SourceId } from '../../model/message.ts';
 import type { SessionSummary } from '../../model/session.ts';
 import { DataDir } from '../../archive/data-dir.ts';
 import { bodyStamp, type PageTextRow, sessionAbout } from '../../transcript/page-texts.ts';
 import { projectName } from '../../model/project.ts';
+import { dayOf } from '../../stats/calendar.ts';
 import { messageAnchor, pageOfMessage, sessionRoute } from '../../model/routes.ts';
 import { cjkBigrams, hasCjk } from '../../search/cjk.ts';
 import { markdownAsPlainText } from '../../transcript/markdown-plain-text.ts';
@@ -124,7 +123,6 @@ export function* sessionRecords(
   const clean = options.clean ?? ((text: string) => text);
   const title = clean(session.title);
   const project = projectName(clean(session.cwd));
-  const month = monthIn(options.timeZone);
   const pageOf = (row: PageTextRow) => (options.single ? 1 : pageOfMessage(session.pageStarts, row.index ?? 0));
   const sectionOf = (row: PageTextRow): RecordSection => {
     const text = row.text.slice(0, MAX_SECTION_CHARS);
@@ -158,7 +156,7 @@ export function* sessionRecords(
   const pageRecord = (page: number, sections: RecordSection[]): PageRecord => {
     const months = new Set<string>();
     for (const section of sections) {
-      const name = month(section.timestamp);
+      const name = monthOf(section.timestamp, options.timeZone);
       if (name) months.add(name);
     }
     const entry = {
@@ -211,30 +209,8 @@ export function bundleRecord(pages: BundlePage[], textFile: string, language: st
   };
 }
 
-/** Per zone, the month (`yyyy-MM`) of each 15-minute slot of UTC time seen so far. */
-const monthsByZone = new Map<string, Map<number, string | undefined>>();
-const SLOT_MS = 15 * 60 * 1000;
-
-/** The month (`yyyy-MM`) of a time in a zone, worked out once per 15 minutes of UTC time and kept for every
- * session of the thread: zoned formatting is slow, and every zone's offsets (and the instants they change)
- * fall on 15-minute marks. */
-function monthIn(timeZone: string): (iso: string) => string | undefined {
-  const zone = tz(timeZone);
-  let known = monthsByZone.get(timeZone);
-  if (!known) monthsByZone.set(timeZone, (known = new Map()));
-  const slots = known;
-  return (iso) => {
-    const at = Date.parse(iso);
-    if (Number.isNaN(at)) return undefined;
-    const slot = Math.floor(at / SLOT_MS);
-    if (slots.has(slot)) return slots.get(slot);
-    const month = monthOf(new Date(slot * SLOT_MS), zone);
-    if (slots.size > 100_000) slots.clear();
-    slots.set(slot, month);
-    return month;
-  };
-}
-
-function monthOf(at: Date, zone: ReturnType<typeof tz>): string {
-  return format(at, 'yyyy-MM', { in: zone });
+/** The month (`yyyy-MM`) of a time in a zone, through the calendar's cached zoned minutes; undefined for a time
+ * that is not one. */
+function monthOf(iso: string, timeZone: string): string | undefined {
+  return Number.isNaN(Date.parse(iso)) ? undefined : dayOf(iso, timeZone).slice(0, 7);
 }
