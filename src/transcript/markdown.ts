@@ -179,6 +179,22 @@ export function isSelfSanitized(markdown: string): boolean {
   return selfSanitized(marked.lexer(markdown));
 }
 
+/**
+ * Whether marked may make a token from this Markdown that needs the sanitizer. When not, the text is
+ * self-sanitized without lexing it: raw HTML and `<…>` autolinks need `<`; images, links and definitions need
+ * `[`; a code block's language must be safe, so each word after a fence is; and of the links marked finds in
+ * bare text only `ftp:` and `xmpp:` ones have an href the sanitizer would drop (`https:`, `www.`, addresses are
+ * safe).
+ */
+export function mayNeedSanitizer(markdown: string): boolean {
+  if (MAY_NEED_SANITIZER.test(markdown)) return true;
+  for (const [, language] of markdown.matchAll(FENCE_LANGUAGE)) if (!SAFE_LANGUAGE.test(language!)) return true;
+  return false;
+}
+const MAY_NEED_SANITIZER = /[<[]|ftp:|xmpp:/i;
+/** The word after a run of backticks or tildes (a fence's language, as marked takes it from the same line). */
+const FENCE_LANGUAGE = /(?:`{3,}|~{3,})[^\S\n]*(\S*)/g;
+
 /** Markdown → HTML by marked alone, as renderMarkdown's own path would have it before sanitizing. */
 export function renderUnsanitized(markdown: string): string {
   return marked.parse(markdown) as string;
@@ -237,7 +253,7 @@ export function renderMarkdown(markdown: string, store?: SanitizedStore): string
   if (hit !== undefined) return hit;
   const tokens = marked.lexer(markdown);
   let html = marked.parser(tokens);
-  if (!selfSanitized(tokens)) {
+  if (mayNeedSanitizer(markdown) && !selfSanitized(tokens)) {
     const stored = store?.get(markdown);
     if (stored !== undefined) html = stored;
     else {

@@ -1,5 +1,5 @@
 import { bodyMessagesButToolResults } from '../archive/data-dir.ts';
-import { renderMarkdown, type SanitizedStore } from './markdown.ts';
+import { mayNeedSanitizer, renderMarkdown, type SanitizedStore } from './markdown.ts';
 import { renderKey } from './render-cache.ts';
 import { messageMarkdown } from './render-session.ts';
 import { bodySubagents, type PageTextRow, SessionTextCollector } from './page-texts.ts';
@@ -63,7 +63,8 @@ export async function prerenderBody(
     if (!message) continue;
     for (const segment of messageMarkdown(message)) {
       segments += 1;
-      renderMarkdown(segment.text, store);
+      // Only what the sanitizer must see goes to the cache: nearly every segment is plainly not such.
+      if (mayNeedSanitizer(segment.text)) renderMarkdown(segment.text, store);
     }
   }
   if (batch.length > 0) send({ type: 'rendered', entries: batch });

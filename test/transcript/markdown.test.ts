@@ -1,6 +1,12 @@
 import { JSDOM } from 'jsdom';
 import { describe, expect, it } from 'vitest';
-import { isSelfSanitized, renderMarkdown, renderUnsanitized, sanitizeHtml } from '../../src/transcript/markdown.ts';
+import {
+  isSelfSanitized,
+  mayNeedSanitizer,
+  renderMarkdown,
+  renderUnsanitized,
+  sanitizeHtml,
+} from '../../src/transcript/markdown.ts';
 import { XSS_PAYLOADS } from '../fixtures/xss-payloads.ts';
 
 const dom = (html: string): string => new JSDOM(`<!doctype html><body>${html}</body>`).window.document.body.innerHTML;
@@ -92,6 +98,31 @@ describe('renderMarkdown', () => {
     expect(isSelfSanitized('[x](javascript:alert(1))')).toBe(false);
     expect(isSelfSanitized('```c#\nx\n```')).toBe(false);
     expect(XSS_PAYLOADS.filter(isSelfSanitized).length).toBeGreaterThan(0);
+  });
+
+  it('passes over only Markdown that cannot need the sanitizer (mayNeedSanitizer)', () => {
+    // Every piece marked treats specially, alone and in random triples, line-separated or not.
+    const tricky = [
+      ...['ftp://example.com/a', 'FTP://x.org', 'xmpp:a@example.com', 'XMPP:b@c.d', 'mailto:a@b.c', 'a@b.com'],
+      ...['www.example.com/x', 'https://example.com', 'javascript:alert(1)', 'data:text/html,x', '&lt;b&gt;'],
+      ...['```  javascript:x', '~~~js~x', '```\u00a0javascript:x', '``` c#', '~~~ ts extra', '```js```', '``\\`x'],
+      ...['```', '~~~', '```js', '    indented', '> quote', '- item', '1. one', '| a | b |\n|---|---|', '***'],
+      ...['**b**', '_i_', '`c`', '\\', '\\<', '!', '(', ')', ']', ':', '"', "'", '&#60;', '\u0000', '日本語'],
+    ];
+    const pieces = [...MARKDOWN, ...XSS_PAYLOADS, ...tricky];
+    let random = 7;
+    const pick = (from: string[]) => from[(random = (random * 48271) % 2147483647) % from.length]!;
+    const texts = [...pieces];
+    for (let i = 0; i < 6000; i++) {
+      const from = i % 3 === 0 ? pieces : tricky;
+      texts.push([pick(from), pick(from), pick(pieces)].join(i % 2 ? '\n' : ' '));
+    }
+    const passed = texts.filter((t) => !mayNeedSanitizer(t));
+    for (const text of passed) expect(isSelfSanitized(text), text).toBe(true);
+    // The check is not vacuous: it passes over plain text, and not over what does need the sanitizer.
+    expect(passed.length).toBeGreaterThan(200);
+    for (const text of ['a <b>b</b>', '![x](y.png)', '[x](javascript:a)', '```c#\nx\n```', 'ftp://x.org', 'xmpp:a@b.c'])
+      expect(mayNeedSanitizer(text), text).toBe(true);
   });
 
   it('drops images (a transcript must not make the page fetch anything)', () => {
