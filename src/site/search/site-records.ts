@@ -7,7 +7,7 @@ import { bodyStamp, type PageTextRow, sessionAbout } from '../../transcript/page
 import { projectName } from '../../model/project.ts';
 import { dayOf } from '../../stats/calendar.ts';
 import { messageAnchor, pageOfMessage, sessionRoute } from '../../model/routes.ts';
-import { cjkBigrams, hasCjk } from '../../search/cjk.ts';
+import { hasCjk, queryWords } from '../../search/cjk.ts';
 import { markdownAsPlainText } from '../../transcript/markdown-plain-text.ts';
 import { type BundlePage, distinctWords, pageText, type RecordSection } from '../../transcript/page-record.ts';
 
@@ -190,10 +190,15 @@ export function* sessionRecords(
  * `text` names the bundle's text file.
  */
 export function bundleRecord(pages: BundlePage[], textFile: string, language: string): SiteRecord {
-  const words = distinctWords(pages.flatMap((p) => p.sections));
-  // A CJK run never holds a space: the bigrams of the text are those of its distinct words.
-  const bigrams = new Set<string>();
-  for (const word of words) if (hasCjk(word)) for (const gram of cjkBigrams(word)) bigrams.add(gram);
+  const words: string[] = [];
+  const cjk = new Set<string>();
+  // A CJK run never holds a space: the bigrams of the text are those of its distinct words. A query looks a
+  // CJK run up by its bigrams and the rest of a word apart from it (queryWords), so that is all a word with
+  // CJK in it gives: a run itself, a long sentence as often as not, would only add a term nothing looks up.
+  for (const word of distinctWords(pages.flatMap((p) => p.sections))) {
+    if (!hasCjk(word)) words.push(word);
+    else for (const term of queryWords(word).words) cjk.add(term);
+  }
   const filters: Record<string, Set<string>> = {};
   for (const page of pages)
     for (const [name, values] of Object.entries(page.filters)) {
@@ -202,7 +207,7 @@ export function bundleRecord(pages: BundlePage[], textFile: string, language: st
     }
   return {
     url: pages[0]?.url ?? '',
-    content: [...words, ...bigrams].join(' '),
+    content: [...words, ...cjk].join(' '),
     language,
     meta: { text: textFile },
     filters: Object.fromEntries(Object.entries(filters).map(([name, set]) => [name, [...set]])),

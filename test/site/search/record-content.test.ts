@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { bundleRecord } from '../../../src/site/search/site-records.ts';
+import { queryWords } from '../../../src/search/cjk.ts';
 import { type BundlePage, distinctWords, type RecordSection } from '../../../src/transcript/page-record.ts';
 
 const section = (text: string): RecordSection => ({ anchor: 'm1', kind: 'prompt', timestamp: '', text });
@@ -15,7 +16,7 @@ describe('what Pagefind indexes of a bundle', () => {
     expect(distinctWords([section('İstanbul i̇stanbul İSTANBUL')])).toEqual(['İstanbul']);
   });
 
-  it("the words, then the CJK bigrams of every page's text, each once", () => {
+  it('the words without CJK, then what a query looks up of the others: CJK bigrams and the rest, each once', () => {
     const page = (url: string, ...texts: string[]): BundlePage => ({
       url,
       meta: {},
@@ -23,15 +24,19 @@ describe('what Pagefind indexes of a bundle', () => {
       sections: texts.map(section),
     });
     const record = bundleRecord(
-      [page('/a/', 'Fix ログイン画面', 'fix the 画面のバグ'), page('/b/', 'ログイン to 画面 再度')],
+      [page('/a/', 'Fix ログイン画面', 'fix the 画面のバグ'), page('/b/', 'ログイン to 画面 再度 画面form')],
       's0001/text/x.pf_text',
       'en',
     );
     const content = record.content.split(' ');
-    expect(content.slice(0, 8)).toEqual(['Fix', 'ログイン画面', 'the', '画面のバグ', 'ログイン', 'to', '画面', '再度']);
-    expect(content.slice(8).sort()).toEqual(
-      ['ログ', 'グイ', 'イン', 'ン画', '画面', '面の', 'のバ', 'バグ', '再度'].sort(),
+    expect(content.slice(0, 3)).toEqual(['Fix', 'the', 'to']);
+    expect(content.slice(3).sort()).toEqual(
+      ['ログ', 'グイ', 'イン', 'ン画', '画面', '面の', 'のバ', 'バグ', '再度', 'form'].sort(),
     );
+    // Each term is one a query would look up (queryWords): no whole CJK run.
+    for (const query of ['ログイン画面', '画面のバグ', '画面form'])
+      for (const term of queryWords(query).words) expect(content).toContain(term);
+    expect(content).not.toContain('ログイン画面');
     expect(record).toMatchObject({
       url: '/a/',
       meta: { text: 's0001/text/x.pf_text' },
