@@ -124,9 +124,7 @@ export function loadSessionPage(summary: SessionSummary, page: number): Session 
   const root = dataDir();
   const starts = summary.pageStarts ?? [0];
   // The pages of a long session are built one after another: open it once for all of them.
-  // With the summary's file stamps: a process that renders again after a collect (`serve --watch`) must not
-  // keep a body from before it grew.
-  const key = `${root}\u0000${summary.body}\u0000${JSON.stringify(summary.fileStamps ?? {})}\u0000${summary.endedAt}`;
+  const key = pagesKey(summary);
   if (openPages?.key !== key) {
     const pages = root
       ? openSessionPages(root, summary.body, starts, (session, n) => sessionPage(session, starts, n))
@@ -134,23 +132,42 @@ export function loadSessionPage(summary: SessionSummary, page: number): Session 
     if (!pages) throw new Error(`missing session body ${summary.body} in ${root}`);
     openPages = { key, pages };
   }
-  const keptKey = `${key}\u0000${process.env.AGENT_LOGBOOK_SHARE ?? ''}`;
-  const kept = keptPages?.key === keptKey ? keptPages.pages.get(page) : undefined;
-  if (kept) return kept;
   const session = openPages.pages.page(page);
   const rendered = renderCache();
   const store = rendered && { get: (markdown: string) => rendered.get(markdown) };
   attachHtml(session, (text) => renderMarkdown(text, store));
   const share = shareSettings();
-  const done = share ? shareLens(share).session(session) : session;
-  // A short session's pages are kept for its Markdown, rendered next from the same pages (see the site build).
-  if (starts.length <= KEPT_PAGES) {
-    if (keptPages?.key !== keptKey) keptPages = { key: keptKey, pages: new Map() };
-    keptPages.pages.set(page, done);
-  }
-  return done;
+  return share ? shareLens(share).session(session) : session;
 }
 
-/** Sessions of up to this many pages are read once for their pages and their Markdown. */
-const KEPT_PAGES = 2;
-let keptPages: { key: string; pages: Map<number, Session> } | undefined;
+/** What a session's pages are kept by: its body as read, and the share settings they were made under. With the
+ * summary's file stamps: a process that renders again after a collect (`serve --watch`) must not keep a body
+ * from before it grew. */
+function pagesKey(summary: SessionSummary): string {
+  const stamps = JSON.stringify(summary.fileStamps ?? {});
+  return `${dataDir()}\u0000${summary.body}\u0000${stamps}\u0000${summary.endedAt}\u0000${process.env.AGENT_LOGBOOK_SHARE ?? ''}`;
+}
+
+/** A session's Markdown kept for its export, at most this many characters (a bigger one reads its last pages
+ * again). */
+const KEPT_MARKDOWN_CHARS = 8_000_000;
+let keptMarkdown: { key: string; pages: Map<number, string>; chars: number } | undefined;
+
+/**
+ * Keeps the Markdown of a session page, made from the items the page shows, for the session's Markdown export,
+ * which the build renders next in the same worker (see the site build): the export then neither reads the
+ * session's pages again nor builds their views twice. Only the last session's pages are kept.
+ */
+export function keepPageMarkdown(summary: SessionSummary, page: number, markdown: () => string): void {
+  const key = pagesKey(summary);
+  if (keptMarkdown?.key !== key) keptMarkdown = { key, pages: new Map(), chars: 0 };
+  if (keptMarkdown.chars >= KEPT_MARKDOWN_CHARS) return;
+  const text = markdown();
+  keptMarkdown.pages.set(page, text);
+  keptMarkdown.chars += text.length;
+}
+
+/** A page's Markdown kept by keepPageMarkdown, if it was. */
+export function keptPageMarkdown(summary: SessionSummary, page: number): string | undefined {
+  return keptMarkdown?.key === pagesKey(summary) ? keptMarkdown.pages.get(page) : undefined;
+}

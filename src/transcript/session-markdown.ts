@@ -154,18 +154,23 @@ export function sessionMarkdownHeader(summary: SessionSummary, o: SessionMarkdow
 
 /** The Markdown of one page of a session (its slice of the main thread, placed in the session). */
 export function sessionPageMarkdown(session: Session, place: ThreadPlace, o: SessionMarkdownOptions): string {
-  return buildSessionView(session, place)
+  return pageItemsMarkdown(buildSessionView(session, place), o);
+}
+
+/** The Markdown of a page's items, as its page shows them (buildSessionView). */
+export function pageItemsMarkdown(items: ViewItem[], o: SessionMarkdownOptions): string {
+  return items
     .map((item) => itemMarkdown(item, o, 0))
     .filter(Boolean)
     .join('\n\n');
 }
 
-/** A whole session as Markdown, from its pages in order. */
+/** A whole session as Markdown, from the Markdown of its pages in order (sessionPageMarkdown). */
 export function* sessionMarkdown(
   summary: SessionSummary,
-  pages: Iterable<{ session: Session; place: ThreadPlace }>,
+  pages: Iterable<string>,
   o: SessionMarkdownOptions,
 ): Generator<string> {
   yield `${sessionMarkdownHeader(summary, o)}\n`;
-  for (const { session, place } of pages) yield `\n${sessionPageMarkdown(session, place, o)}\n`;
+  for (const page of pages) yield `\n${page}\n`;
 }

@@ -1,9 +1,9 @@
 import type { APIRoute, GetStaticPaths } from 'astro';
 import { idToPathSegment } from '../../../../model/ids.ts';
 import type { SessionSummary } from '../../../../model/session.ts';
-import { sessionMarkdown } from '../../../../transcript/session-markdown.ts';
+import { sessionMarkdown, sessionPageMarkdown } from '../../../../transcript/session-markdown.ts';
 import { siteIndexes } from '../../../collections.ts';
-import { loadSessionPage } from '../../../data.ts';
+import { keptPageMarkdown, loadSessionPage } from '../../../data.ts';
 import { pagePlace } from '../../../../transcript/session-view.ts';
 import { shareSettings } from '../../../../privacy/share-mode.ts';
 import { gzipForSite, gzipStreamForSite } from '../../../../util/gzip.ts';
@@ -29,9 +29,15 @@ export const GET: APIRoute = async ({ props }) => {
   const summary = (props as { summary: SessionSummary }).summary;
   const { timeZone } = await siteIndexes();
   const starts = summary.pageStarts ?? [0];
+  // Each page's Markdown as its page kept it when rendered just before, or else from the page read again.
   function* pages() {
     for (let page = 1; page <= starts.length; page++)
-      yield { session: loadSessionPage(summary, page), place: pagePlace(starts, summary.pagePrompts, page) };
+      yield (
+        keptPageMarkdown(summary, page) ??
+        sessionPageMarkdown(loadSessionPage(summary, page), pagePlace(starts, summary.pagePrompts, page), {
+          timeZone,
+        })
+      );
   }
   const chunks = sessionMarkdown(summary, pages(), { timeZone });
   // Most sessions' Markdown is a few MB at most: gzipped in one call, which costs half of streaming it through
