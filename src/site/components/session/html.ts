@@ -25,7 +25,9 @@ export function and(cond: unknown, html: () => string): string {
   return cond ? html() : typeof cond === 'number' ? String(cond) : '';
 }
 
-/** ` name="value"`, escaped; nothing for undefined or null, the bare name for '' (and for a true `open`). */
+/** ` name="value"`, escaped as Astro's addAttribute does; nothing for undefined or null, the bare name for ''
+ * (and for a true `open`). Unlike Astro, which leaves an http URL holding `&` as it is, quotes and all, every
+ * value is escaped. */
 export function attr(name: string, value: string | boolean | undefined | null): string {
   if (value === undefined || value === null) return '';
   if (name === 'open') return value ? ' open' : '';
