@@ -154,12 +154,18 @@ const KEPT_MARKDOWN_CHARS = 8_000_000;
 let keptMarkdown: { key: string; pages: Map<number, string>; chars: number } | undefined;
 
 /**
- * Keeps the Markdown of a session page, made from the items the page shows, for the session's Markdown export,
+ * Keeps the Markdown of a session page (in a time zone), made from the items the page shows, for the session's
+ * Markdown export,
  * which the build renders next in the same worker (see the site build): the export then neither reads the
  * session's pages again nor builds their views twice. Only the last session's pages are kept.
  */
-export function keepPageMarkdown(summary: SessionSummary, page: number, markdown: () => string): void {
-  const key = pagesKey(summary);
+export function keepPageMarkdown(
+  summary: SessionSummary,
+  page: number,
+  timeZone: string,
+  markdown: () => string,
+): void {
+  const key = `${pagesKey(summary)}\u0000${timeZone}`;
   if (keptMarkdown?.key !== key) keptMarkdown = { key, pages: new Map(), chars: 0 };
   if (keptMarkdown.chars >= KEPT_MARKDOWN_CHARS) return;
   const text = markdown();
@@ -168,6 +174,6 @@ export function keepPageMarkdown(summary: SessionSummary, page: number, markdown
 }
 
 /** A page's Markdown kept by keepPageMarkdown, if it was. */
-export function keptPageMarkdown(summary: SessionSummary, page: number): string | undefined {
-  return keptMarkdown?.key === pagesKey(summary) ? keptMarkdown.pages.get(page) : undefined;
+export function keptPageMarkdown(summary: SessionSummary, page: number, timeZone: string): string | undefined {
+  return keptMarkdown?.key === `${pagesKey(summary)}\u0000${timeZone}` ? keptMarkdown.pages.get(page) : undefined;
 }

@@ -38,5 +38,15 @@ describe("a session's Markdown beside its page", { timeout: 300_000 }, () => {
     expect(small.length).toBeLessThan(1_000_000);
     expect(small.startsWith('# ')).toBe(true);
     expect(small).toContain('redirect');
+
+    // Made again on their own (their pages unchanged, so not rendered before them): the same bytes, from the
+    // pages read again rather than from what a page kept.
+    const files = [SESSION.A, SESSION.B].map((id) => path.join(out, 'sessions', 'claude-code', `${id}.md.gz`));
+    const before = await Promise.all(files.map((file) => fs.readFile(file)));
+    for (const file of files) await fs.rm(file);
+    const again = await runCli(['build', '--home', home, '--data', path.join(root, 'data'), '--out', out]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout + again.stderr).toMatch(/\b2 files written\b/);
+    for (const [i, file] of files.entries()) expect((await fs.readFile(file)).equals(before[i]!), file).toBe(true);
   });
 });

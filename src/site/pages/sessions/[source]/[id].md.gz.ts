@@ -33,7 +33,7 @@ export const GET: APIRoute = async ({ props }) => {
   function* pages() {
     for (let page = 1; page <= starts.length; page++)
       yield (
-        keptPageMarkdown(summary, page) ??
+        keptPageMarkdown(summary, page, timeZone) ??
         sessionPageMarkdown(loadSessionPage(summary, page), pagePlace(starts, summary.pagePrompts, page), {
           timeZone,
         })
