@@ -147,15 +147,13 @@ async function toolInput(input: ToolInputView): Promise<string> {
 async function toolOutput(result: ResultView): Promise<string> {
   const out = result.view;
   const label = result.status === 'rejected' ? 'Refused by the user' : result.status === 'error' ? 'Error' : 'Output';
+  const shell = out.kind === 'shell' ? out : undefined;
   const exit = and(
-    out.kind === 'shell' && out.exitCode !== undefined,
+    shell?.exitCode !== undefined,
     () =>
-      `<span${attr('class', `exit ${out.kind === 'shell' && out.exitCode === 0 ? 'exit-ok' : 'exit-fail'}`)}>exit ${out.kind === 'shell' ? out.exitCode : ''}</span>`,
+      `<span${attr('class', `exit ${shell!.exitCode === 0 ? 'exit-ok' : 'exit-fail'}`)}>exit ${shell!.exitCode}</span>`,
   );
-  const interrupted = and(
-    out.kind === 'shell' && out.interrupted,
-    () => '<span class="exit exit-fail">interrupted</span>',
-  );
+  const interrupted = and(shell?.interrupted, () => '<span class="exit exit-fail">interrupted</span>');
   let body: string;
   if (out.kind === 'code') body = await code(out.code, out.lang, { firstLine: out.firstLine });
   else if (out.kind === 'shell')
