@@ -7,6 +7,15 @@ import { displayPath, relativeIfInside, type ResolvedSources } from './options.t
 import { collectProgress, type ProgressWriter } from './progress.ts';
 
 const MAX_WARNINGS_SHOWN = 20;
+/** Places named in a source's "not found" line without --verbose (Cline alone has dozens: every editor's). */
+const MAX_PLACES_SHOWN = 4;
+
+/** Where a source was looked for, every place with --verbose, else the first few and how many more. */
+function placesLooked(places: string[], verbose: boolean): string {
+  if (verbose || places.length <= MAX_PLACES_SHOWN) return places.join(', ');
+  const more = places.length - (MAX_PLACES_SHOWN - 1);
+  return `${places.slice(0, MAX_PLACES_SHOWN - 1).join(', ')} and ${more} more places; --verbose lists them`;
+}
 
 const DEMO_NOTE =
   'Demo home: some of its lines are broken on purpose, to show how bad input is handled; the warnings below are expected.';
@@ -43,7 +52,7 @@ export async function runCollect(
   for (const source of quiet ? [] : report.sources) {
     if (source.found.length === 0) {
       if (source.looked.length === 0) continue; // a source only read when asked for (--messages-dir)
-      io.stderr(`${source.label}: not found (looked in ${source.looked.map(shown).join(', ')})\n`);
+      io.stderr(`${source.label}: not found (looked in ${placesLooked(source.looked.map(shown), verbose)})\n`);
       continue;
     }
     const resumed = source.resumed ? ` (${source.resumed} only their new lines)` : '';

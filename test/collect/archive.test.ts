@@ -126,6 +126,15 @@ describe('the CLI', () => {
     expect(run.code).toBe(0);
     expect(run.stderr).toMatch(/^Claude Code: not found \(looked in .*\.claude, .*\.config\/claude\)$/m);
     expect(run.stderr).toMatch(/No conversations found yet/);
+    // Cline is looked for in every editor's storage: a few places named, the rest counted.
+    const cline = /^Cline.*: not found \(looked in (.*)\)$/m.exec(run.stderr)?.[1] ?? '';
+    expect(cline).toMatch(
+      /^\S+saoudrizwan\.claude-dev, \S+rooveterinaryinc\.roo-cline, \S+kilocode\.kilo-code and \d+ more places; --verbose lists them$/,
+    );
+    const verbose = await runCli(['collect', '--home', home, '--data', path.join(home, 'data'), '--verbose']);
+    const all = /^Cline.*: not found \(looked in (.*)\)$/m.exec(verbose.stderr)?.[1]?.split(', ') ?? [];
+    expect(all.length).toBe(3 + Number(/and (\d+) more/.exec(cline)?.[1]));
+    expect(all.every((place) => place.includes(path.sep) && !place.includes('more places'))).toBe(true);
   });
 
   it('exits 2 on bad arguments', async () => {

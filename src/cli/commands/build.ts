@@ -40,7 +40,7 @@ export function registerBuild(program: Command, io: CliIo): void {
       'with --share: only these sessions (comma-separated <source>/<id>, ids, or their starts)',
     )
     .option('--omit <parts>', 'with --share: leave out thinking, tool-output and/or tool-input (comma-separated)')
-    .option('-v, --verbose', 'list every warning, and time each step of the site build')
+    .option('-v, --verbose', 'list every warning and every place looked in, and time each step of the site build')
     .option('--full', 'render and write every page, not only what changed since the last build')
     .option('-q, --quiet', 'print only warnings and errors')
     .action(async (flags: BuildFlags) => {

@@ -13,7 +13,7 @@ export function registerCollect(program: Command, io: CliIo): void {
   addSourceOptions(
     program.command('collect').description('read every source (read-only) and update the data directory'),
   )
-    .option('-v, --verbose', 'list every warning')
+    .option('-v, --verbose', 'list every warning and every place a missing source was looked for')
     .option('-q, --quiet', 'print only warnings and errors')
     .action(async (flags: SourceFlags & { verbose?: boolean; quiet?: boolean }) => {
       const started = Date.now();
