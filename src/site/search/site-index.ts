@@ -8,7 +8,7 @@ import { defaultThreads, workerFile, WorkerPool } from '../../util/worker-pool.t
 import { PageTextCache } from '../../transcript/page-texts.ts';
 import { type SiteSession, siteSessions } from './site-records.ts';
 import { runSiteSearchTask, type SiteSearchTask, type SiteSearchTaskResult } from './site-shard.ts';
-import { emptyShardState, planShards, shardChars, type ShardState } from './site-shards.ts';
+import { emptyShardState, planShards, SHARD_CHARS, shardChars, type ShardState } from './site-shards.ts';
 
 const WORKER = workerFile(import.meta.url, 'site-search-worker', './site-shard-worker.js');
 
@@ -43,6 +43,10 @@ export interface SiteSearchResult {
 const SITE_INDEX_VERSION = 6;
 /** Sessions are read from the archive in tasks of about this much body. */
 const READ_BATCH_BYTES = 8 * 1024 * 1024;
+/** A shard of more text than this is written in a worker even when it is the only one (see `run`). */
+const BIG_SHARD_CHARS = 2 * SHARD_CHARS;
+/** The old generation of a worker that writes shards, in MB (as the render workers'). */
+const SHARD_WORKER_HEAP_MB = 256;
 /** Lists the shards for the search box, which loads the first and merges the others. */
 export const SHARD_LIST = 'shards.json';
 
@@ -82,17 +86,27 @@ export async function writeSiteSearch(options: SiteSearchOptions): Promise<SiteS
   const byKey = new Map(sessions.map((s) => [s.key, s]));
   const cache = new PageTextCache(options.dataDir);
   let pool: WorkerPool<SiteSearchTask, SiteSearchTaskResult> | undefined;
-  /** Runs one of `tasks` tasks: on this thread when it is the only one (a rebuild after one change, where
-   * starting workers would take longer than the task), else in workers, as many as there are tasks or cores. */
+  let bounded = false;
+  /** Runs one of `tasks` tasks: on this thread when it is the only one and small (a rebuild after one change,
+   * where starting a worker would take longer than the task), else in workers, as many as there are tasks or
+   * cores. A shard worker's heap is bounded: a big shard (a huge session's) makes garbage faster than this
+   * thread would collect it, on top of what the render workers left. A reading worker's is not: it holds a
+   * session's texts whole. */
   const retired: Promise<void>[] = [];
-  const run = (task: SiteSearchTask, tasks: number): Promise<SiteSearchTaskResult> => {
-    if (tasks === 1 && !pool) return runSiteSearchTask(task);
+  const run = (task: SiteSearchTask, tasks: number, big: boolean): Promise<SiteSearchTaskResult> => {
+    if (tasks === 1 && !big && !pool) return runSiteSearchTask(task);
     const size = Math.min(defaultThreads(), tasks);
-    // Synchronously: the tasks of a phase are started together and must share one pool. A smaller pool
-    // left from the phase before is idle by now.
-    if (!pool || pool.threads < size) {
+    const bound = task.type === 'shard';
+    // Synchronously: the tasks of a phase are started together and must share one pool. A pool left from the
+    // phase before is idle by now.
+    if (!pool || pool.threads < size || bounded !== bound) {
       if (pool) retired.push(pool.close());
-      pool = new WorkerPool({ file: WORKER, threads: size });
+      pool = new WorkerPool({
+        file: WORKER,
+        threads: size,
+        resourceLimits: bound ? { maxOldGenerationSizeMb: SHARD_WORKER_HEAP_MB } : undefined,
+      });
+      bounded = bound;
     }
     return pool.run(task);
   };
@@ -111,6 +125,7 @@ export async function writeSiteSearch(options: SiteSearchOptions): Promise<SiteS
             sessions: batch.map((s) => ({ key: s.key, body: s.body })),
           },
           batches.length,
+          false,
         );
         if (!result.ok) throw new Error(`the site search could not read the archive: ${result.error}`);
         if (result.type !== 'read') return;
@@ -147,6 +162,7 @@ export async function writeSiteSearch(options: SiteSearchOptions): Promise<SiteS
               outputPath,
             },
             order.length,
+            plan.state.shards[shard]!.chars > BIG_SHARD_CHARS,
           );
           if (!result.ok) throw new Error(`the site search index could not be written: ${result.error}`);
           if (result.type !== 'shard') return;
