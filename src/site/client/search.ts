@@ -32,9 +32,12 @@ interface PagefindApi {
 }
 
 /** Sessions shown at most, bundles looked at to find them (hits are checked against the text), bundles whose
- * texts are fetched at once, and hits (messages) shown under one session. */
+ * texts are fetched first and then at once while the list has room, and hits (messages) shown under one
+ * session. A bundle holds pages of dozens of sessions: a common word fills the list from the first few, whose
+ * texts are all the first query of a visit waits for. */
 const SESSIONS_SHOWN = 10;
 const EXAMINED = 24;
+const FIRST_BATCH = 3;
 const BATCH = 6;
 const PER_SESSION = 3;
 
@@ -118,11 +121,15 @@ function setUp(form: HTMLFormElement): void {
     const sessions = new Map<string, Hit[]>();
     const typed = words.filter((word) => !hasCjk(word));
     const texts = await textMap;
-    for (let i = 0; i < found.results.length && i < EXAMINED && sessions.size < SESSIONS_SHOWN; i += BATCH) {
+    for (
+      let i = 0, size = FIRST_BATCH;
+      i < found.results.length && i < EXAMINED && sessions.size < SESSIONS_SHOWN;
+      i += size, size = BATCH
+    ) {
       // Each bundle's text is fetched at once; a record missing from the map (a shard of an older build) names
       // its text file in its fragment.
       const batch = await Promise.all(
-        found.results.slice(i, i + BATCH).map((r) => {
+        found.results.slice(i, Math.min(i + size, EXAMINED)).map((r) => {
           const file = texts.get(r.id);
           return file ? bundleOf(base, file) : r.data().then((data) => bundleOf(base, data.meta.text ?? ''));
         }),
