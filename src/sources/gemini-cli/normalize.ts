@@ -1,5 +1,4 @@
 import type {
-  MessageDraft,
   MessageKind,
   MessageMetadata,
   MessageSegment,
@@ -8,16 +7,13 @@ import type {
   ToolCall,
 } from '../../model/message.ts';
 import { saneIsoFromText } from '../../util/time.ts';
+import { type LineDraft, LineThread } from '../line-thread.ts';
 import { contextDirectories, partsText, toolOutput } from './content.ts';
 import type { Conversation, MessageItem } from './replay.ts';
 import { isObject, num, str, type GeminiMessage, type GeminiTokens, type GeminiToolCall } from './schema.ts';
 import { argPaths, statusOf } from './tool-calls.ts';
 
-interface Draft extends MessageDraft {
-  /** The time of this part when it differs from its record's (a tool result's own time). */
-  time?: string;
-  unknown?: boolean;
-}
+type Draft = LineDraft;
 
 /**
  * A request's usage. `input` (promptTokenCount) includes `cached`; `thoughts` are billed as output but are not in
@@ -48,33 +44,26 @@ export interface Findings {
 
 /** Turns a replayed conversation into normalized messages, in file order. `idPrefix` marks a subagent's lines. */
 export class GeminiNormalizer {
-  readonly messages: NormalizedMessage[] = [];
   readonly findings: Findings = { models: [], toolPaths: [], contextDirs: [] };
-  private readonly calls = new Map<string, NormalizedMessage>();
-  private readonly ids = new Set<string>();
-  private readonly undated: NormalizedMessage[] = [];
-  private lastTime?: string;
+  private readonly thread: LineThread;
 
-  constructor(
-    private readonly file: string,
-    private readonly idPrefix = '',
-  ) {}
+  constructor(file: string, idPrefix = '') {
+    this.thread = new LineThread(file, idPrefix);
+  }
 
   run(conversation: Conversation, fallbackTime: string): NormalizedMessage[] {
     for (const item of conversation.items) {
       if (item.kind === 'unknown') {
-        this.push([unknownDraft()], item.line, undefined, 'unknown', item.record);
+        this.thread.push([unknownDraft()], item.line, undefined, 'unknown', item.record);
         continue;
       }
       const r = item.record;
       const time = saneIsoFromText(r.timestamp);
       const drafts = this.drafts(item);
       if (item.rewound) for (const d of drafts) d.metadata = { ...d.metadata, rewound: true };
-      this.push(drafts, item.line, time, typeof r.type === 'string' ? r.type : 'message', r, drafts[0]?.unknown);
+      this.thread.push(drafts, item.line, time, typeof r.type === 'string' ? r.type : 'message', r, drafts[0]?.unknown);
     }
-    const start = saneIsoFromText(conversation.meta.startTime) ?? fallbackTime;
-    for (const m of this.undated.splice(0)) this.date(m, start, true);
-    return this.messages;
+    return this.thread.finish(saneIsoFromText(conversation.meta.startTime) ?? fallbackTime);
   }
 
   private drafts(item: MessageItem): Draft[] {
@@ -105,7 +94,7 @@ export class GeminiNormalizer {
       for (const p of responses) {
         const fr = (p as { functionResponse: Record<string, unknown> }).functionResponse;
         const callId = str(fr.id) ?? '';
-        if (this.calls.get(callId)?.tool_call?.result_id) continue;
+        if (this.thread.hasResult(callId)) continue;
         out.push(this.result(callId, str(fr.name) ?? 'unknown', [p], undefined, 'completed'));
       }
       if (out.length) return out;
@@ -211,70 +200,6 @@ export class GeminiNormalizer {
       },
       ...(saneIsoFromText(time) ? { time: saneIsoFromText(time) } : {}),
     };
-  }
-
-  private push(
-    drafts: Draft[],
-    line: number,
-    time: string | undefined,
-    eventType: string,
-    record: unknown,
-    keepRecord = false,
-  ): void {
-    drafts.forEach((d, part) => {
-      let local = `${this.idPrefix}${line}${drafts.length > 1 ? `.${part}` : ''}`;
-      for (let n = 1; this.ids.has(local); n++)
-        local = `${this.idPrefix}${line}.${drafts.length > 1 ? `${part}.` : ''}${n}`;
-      this.ids.add(local);
-      const m: NormalizedMessage = {
-        id: `#${local}`,
-        timestamp: '',
-        role: d.role,
-        source_type: d.source_type,
-        segments: d.segments,
-        ...(d.tool_call ? { tool_call: d.tool_call } : {}),
-        raw: {
-          event_type: eventType,
-          file_path: this.file,
-          line_index: line,
-          ...(d.unknown || keepRecord ? { record } : {}),
-        },
-        ...(d.metadata ? { metadata: d.metadata } : {}),
-      };
-      const at = d.time ?? time;
-      if (at) {
-        for (const u of this.undated.splice(0)) this.date(u, at, true);
-        this.date(m, at, false);
-        if (!this.lastTime || at > this.lastTime) this.lastTime = at;
-      } else if (this.lastTime) this.date(m, this.lastTime, true);
-      else this.undated.push(m);
-      this.link(m);
-      this.messages.push(m);
-    });
-  }
-
-  /** A call and its result point at each other (the id is final once dated, so linking waits for it). */
-  private link(m: NormalizedMessage): void {
-    const call = m.tool_call;
-    if (!call) return;
-    if (m.source_type === 'tool_call' && call.call_id) this.calls.set(call.call_id, m);
-    if (m.source_type === 'tool_result') {
-      const linked = this.calls.get(call.call_id);
-      if (linked?.tool_call) {
-        if (call.name === 'unknown') call.name = linked.tool_call.name;
-        linked.tool_call.status = call.status;
-        linked.tool_call.result_id = m.id;
-      }
-    }
-  }
-
-  private date(m: NormalizedMessage, time: string, estimated: boolean): void {
-    const was = m.id;
-    m.timestamp = time;
-    m.id = `${time}${m.id.slice(m.id.indexOf('#'))}`;
-    if (estimated) m.timestamp_estimated = true;
-    const call = m.source_type === 'tool_result' ? this.calls.get(m.tool_call?.call_id ?? '')?.tool_call : undefined;
-    if (call?.result_id === was) call.result_id = m.id;
   }
 }
 

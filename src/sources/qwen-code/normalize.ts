@@ -6,6 +6,7 @@ import type {
   ToolStatus,
 } from '../../model/message.ts';
 import { saneIsoFromText } from '../../util/time.ts';
+import { LineThread } from '../line-thread.ts';
 import { displayText, partsOf, partsText, responseText, thoughtsText, usageOf } from './content.ts';
 import { isObject, str, type Draft, type Findings, type QwenRecord } from './schema.ts';
 import { systemDrafts } from './system-records.ts';
@@ -22,14 +23,12 @@ export function statusOf(status: unknown, error: unknown): ToolStatus {
 
 /** Turns one session file's records, in file order, into normalized messages. */
 export class QwenNormalizer {
-  readonly messages: NormalizedMessage[] = [];
   readonly findings: Findings = { models: [] };
-  private readonly calls = new Map<string, NormalizedMessage>();
-  private readonly ids = new Set<string>();
-  private readonly undated: NormalizedMessage[] = [];
-  private lastTime?: string;
+  private readonly thread: LineThread;
 
-  constructor(private readonly file: string) {}
+  constructor(file: string) {
+    this.thread = new LineThread(file);
+  }
 
   /** One line's record (already known to be an object). */
   add(record: QwenRecord, line: number): void {
@@ -37,13 +36,12 @@ export class QwenNormalizer {
     const drafts = this.drafts(record);
     const type = typeof record.type === 'string' ? record.type : 'record';
     const eventType = record.subtype ? `${type}:${record.subtype}` : type;
-    this.push(drafts, line, saneIsoFromText(record.timestamp), eventType, record);
+    this.thread.push(drafts, line, saneIsoFromText(record.timestamp), eventType, record);
   }
 
   /** Dates what no record dated (a file whose records all lack a time) and hands the messages over. */
   finish(fallbackTime: string): NormalizedMessage[] {
-    for (const m of this.undated.splice(0)) this.date(m, fallbackTime, true);
-    return this.messages;
+    return this.thread.finish(fallbackTime);
   }
 
   private note(r: QwenRecord): void {
@@ -187,61 +185,6 @@ export class QwenNormalizer {
       });
     }
     return out;
-  }
-
-  private push(drafts: Draft[], line: number, time: string | undefined, eventType: string, record: unknown): void {
-    drafts.forEach((d, part) => {
-      let local = `${line}${drafts.length > 1 ? `.${part}` : ''}`;
-      for (let n = 1; this.ids.has(local); n++) local = `${line}.${drafts.length > 1 ? `${part}.` : ''}${n}`;
-      this.ids.add(local);
-      const m: NormalizedMessage = {
-        id: `#${local}`,
-        timestamp: '',
-        role: d.role,
-        source_type: d.source_type,
-        segments: d.segments,
-        ...(d.tool_call ? { tool_call: d.tool_call } : {}),
-        raw: {
-          event_type: eventType,
-          file_path: this.file,
-          line_index: line,
-          ...(d.unknown ? { record } : {}),
-        },
-        ...(d.metadata ? { metadata: d.metadata } : {}),
-      };
-      if (time) {
-        for (const u of this.undated.splice(0)) this.date(u, time, true);
-        this.date(m, time, false);
-        if (!this.lastTime || time > this.lastTime) this.lastTime = time;
-      } else if (this.lastTime) this.date(m, this.lastTime, true);
-      else this.undated.push(m);
-      this.link(m);
-      this.messages.push(m);
-    });
-  }
-
-  /** A call and its result point at each other (the id is final once dated, so linking waits for it). */
-  private link(m: NormalizedMessage): void {
-    const call = m.tool_call;
-    if (!call) return;
-    if (m.source_type === 'tool_call' && call.call_id) this.calls.set(call.call_id, m);
-    if (m.source_type === 'tool_result') {
-      const linked = this.calls.get(call.call_id);
-      if (linked?.tool_call && !linked.tool_call.result_id) {
-        if (call.name === 'unknown') call.name = linked.tool_call.name;
-        linked.tool_call.status = call.status;
-        linked.tool_call.result_id = m.id;
-      }
-    }
-  }
-
-  private date(m: NormalizedMessage, time: string, estimated: boolean): void {
-    const was = m.id;
-    m.timestamp = time;
-    m.id = `${time}${m.id.slice(m.id.indexOf('#'))}`;
-    if (estimated) m.timestamp_estimated = true;
-    const call = m.source_type === 'tool_result' ? this.calls.get(m.tool_call?.call_id ?? '')?.tool_call : undefined;
-    if (call?.result_id === was) call.result_id = m.id;
   }
 }
 
