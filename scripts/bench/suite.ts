@@ -162,7 +162,7 @@ async function measureSite(
       const latency = await siteSearchLatency(out, ['error', 'ログイン', '画面', 'function value', 'zzqxv'], settleMs);
       if (latency)
         extras.push(
-          `Site search in Chromium, typing to results, ${settleMs ? `${settleMs / 1000} s after the page opened` : 'as soon as the page opened'}: ${latency
+          `Site search in Chromium, typing to results (median of 5 openings), ${settleMs ? `${settleMs / 1000} s after the page opened` : 'as soon as the page opened'}: ${latency
             .map((t) => `${t.query} ${t.ms.toFixed(0)} ms (${t.results})`)
             .join(', ')}`,
         );
