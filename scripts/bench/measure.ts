@@ -1,5 +1,6 @@
 // Running the CLI (or ccusage) in a child process and taking its wall time, CPU time and peak RSS.
 import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 // Reports the child's peak RSS on exit, whatever the program is, and its CPU time (all threads), which on a
@@ -10,6 +11,9 @@ export const RSS_HOOK = `data:text/javascript,import{isMainThread}from'node:work
 export interface Measure {
   seconds: number;
   maxRssMB: number;
+  /** The peak of the summed RSS of the process and every process it started (Pagefind's indexers), sampled
+   * every half second from /proc; undefined where there is no /proc. */
+  treeRssMB?: number;
   /** User + system CPU seconds of the process, all threads. */
   cpuSeconds?: number;
 }
@@ -40,6 +44,11 @@ export function runNode(script: string, argv: string[], env: NodeJS.ProcessEnv =
       env: { ...process.env, ASTRO_TELEMETRY_DISABLED: '1', ...env },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
+    let treePeak: number | undefined;
+    const sampler = setInterval(() => {
+      const mb = child.pid === undefined ? undefined : treeRssMB(child.pid);
+      if (mb !== undefined) treePeak = Math.max(treePeak ?? 0, mb);
+    }, 500);
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => {
       stderr += d.toString();
@@ -47,13 +56,50 @@ export function runNode(script: string, argv: string[], env: NodeJS.ProcessEnv =
     });
     child.on('error', reject);
     child.on('close', (code) => {
+      clearInterval(sampler);
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       lastStderr = stderr;
       if (code !== 0)
         return reject(new Error(`${path.basename(script)} ${argv.join(' ')} exited ${code}\n${stderr.slice(-2000)}`));
-      resolve({ seconds, maxRssMB: peakRssIn(stderr), cpuSeconds: cpuSecondsIn(stderr) });
+      const maxRssMB = peakRssIn(stderr);
+      // A sample can miss the process's own peak between two samples: the sum is at least that.
+      const treeMB = treePeak === undefined ? undefined : Math.max(treePeak, maxRssMB);
+      resolve({ seconds, maxRssMB, treeRssMB: treeMB, cpuSeconds: cpuSecondsIn(stderr) });
     });
   });
+}
+
+/** The summed RSS, in MB, of a process and its descendants now, from /proc (undefined without it). */
+function treeRssMB(root: number): number | undefined {
+  let names: string[];
+  try {
+    names = readdirSync('/proc');
+  } catch {
+    return undefined;
+  }
+  const children = new Map<number, number[]>();
+  for (const name of names) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      // After the command in parentheses: state, then the parent's pid.
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      children.set(parent, [...(children.get(parent) ?? []), Number(name)]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  let kB = 0;
+  for (const pending = [root]; pending.length > 0;) {
+    const pid = pending.pop()!;
+    pending.push(...(children.get(pid) ?? []));
+    try {
+      kB += Number(/^VmRSS:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return kB / 1024;
 }
 
 export function median(values: number[]): number {
@@ -81,6 +127,9 @@ export async function measure(
     label,
     seconds: median(results.map((r) => r.seconds)),
     maxRssMB: Math.max(...results.map((r) => r.maxRssMB)),
+    treeRssMB: results.some((r) => r.treeRssMB !== undefined)
+      ? Math.max(...results.map((r) => r.treeRssMB ?? 0))
+      : undefined,
     cpuSeconds: median(results.map((r) => r.cpuSeconds ?? NaN)),
     runs: results,
   };

@@ -148,6 +148,7 @@ async function measureSite(
       await fs.rm(path.join(data, 'cache', cache), { recursive: true, force: true });
   };
   results.push(await measure(LABELS.fullBuild, runs, firstBuild, siteBuild));
+  extras.push(withChildren('First site build', results.at(-1)!));
   const siteSearch = /Site search: \d+ of (\d+) shards written \(([\d,]+) pages.*?\), ([\d.]+) MB in ([\d.]+)s/.exec(
     lastChildStderr(),
   );
@@ -277,6 +278,7 @@ async function measureHuge(o: SuiteOptions, gb: number, results: Measured[], ext
             }),
         ),
       );
+      extras.push(withChildren(`${label}: first site build`, results.at(-1)!));
     } catch (error) {
       // Reported with the other figures, which a failure here must not lose.
       extras.push(
@@ -299,4 +301,10 @@ async function newestClaudeFile(data: string): Promise<string | undefined> {
     if (s.source === 'claude-code' && s.files[0]?.endsWith('.jsonl') && (!newest || s.endedAt > newest.endedAt))
       newest = s;
   return newest?.files[0];
+}
+
+/** A build's peak memory with the processes it started (Pagefind's indexers): what the machine must have. */
+function withChildren(what: string, m: Measured): string {
+  const tree = m.treeRssMB === undefined ? 'not measured (no /proc)' : `${m.treeRssMB.toFixed(0)} MB`;
+  return `${what}, peak memory with the processes it started (Pagefind's indexers): ${tree}; the agent-logbook process alone ${m.maxRssMB.toFixed(0)} MB`;
 }
