@@ -8,7 +8,7 @@ import { defaultThreads, workerFile, WorkerPool } from '../../util/worker-pool.t
 import { PageTextCache } from '../../transcript/page-texts.ts';
 import { type SiteSession, siteSessions } from './site-records.ts';
 import { runSiteSearchTask, type SiteSearchTask, type SiteSearchTaskResult } from './site-shard.ts';
-import { emptyShardState, planShards, SHARD_CHARS, shardChars, type ShardState } from './site-shards.ts';
+import { emptyShardState, planShards, shardChars, type ShardState } from './site-shards.ts';
 
 const WORKER = workerFile(import.meta.url, 'site-search-worker', './site-shard-worker.js');
 
@@ -43,8 +43,9 @@ export interface SiteSearchResult {
 const SITE_INDEX_VERSION = 6;
 /** Sessions are read from the archive in tasks of about this much body. */
 const READ_BATCH_BYTES = 8 * 1024 * 1024;
-/** A shard of more text than this is written in a worker even when it is the only one (see `run`). */
-const BIG_SHARD_CHARS = 2 * SHARD_CHARS;
+/** A shard of more than this many times the shard size is written in a worker even when it is the only one
+ * (see `run`): a huge session's. */
+const BIG_SHARD_FACTOR = 2;
 /** The old generation of a worker that writes shards, in MB (as the render workers'). */
 const SHARD_WORKER_HEAP_MB = 256;
 /** Lists the shards for the search box, which loads the first and merges the others. */
@@ -162,7 +163,7 @@ export async function writeSiteSearch(options: SiteSearchOptions): Promise<SiteS
               outputPath,
             },
             order.length,
-            plan.state.shards[shard]!.chars > BIG_SHARD_CHARS,
+            plan.state.shards[shard]!.chars > BIG_SHARD_FACTOR * shardChars(),
           );
           if (!result.ok) throw new Error(`the site search index could not be written: ${result.error}`);
           if (result.type !== 'shard') return;
