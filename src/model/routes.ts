@@ -12,9 +12,15 @@ export function sessionRoute(source: string, sessionId: string, page = 1): strin
 /** The 1-based page of a session that holds main-thread message `index` (pageStarts as in SessionSummary). */
 export function pageOfMessage(pageStarts: readonly number[] | undefined, index: number): number {
   const starts = pageStarts ?? [0];
-  let page = 1;
-  for (let i = 1; i < starts.length; i++) if (starts[i]! <= index) page = i + 1;
-  return page;
+  // The last start at or before `index`, by bisection: a huge session has thousands of pages.
+  let low = 0;
+  let high = starts.length - 1;
+  while (low < high) {
+    const mid = (low + high + 1) >> 1;
+    if (starts[mid]! <= index) low = mid;
+    else high = mid - 1;
+  }
+  return low + 1;
 }
 
 /** Anchors inside a session page: `p<N>` for the N-th real prompt (1-based), `m<I>` for main-thread message I

@@ -87,20 +87,30 @@ export class SessionTextCollector {
   }
 }
 
-/** A session's texts: the main thread's rows in order, and its subagents' (anchored to earlier messages). */
+/** The main thread's rows are cached in parts of about this many characters: a shard that holds some of a huge
+ * session's pages reads only the parts that hold them. */
+export const TEXT_PART_CHARS = 4 << 20;
+
+/** A session's texts: the main thread's rows in parts, in order, and its subagents' (anchored to earlier
+ * messages). */
 export interface SessionTexts {
-  main: PageTextRow[];
+  main: PageTextRow[][];
   subagents: PageTextRow[];
 }
 
 /** A session's prompts and answers read from the archive (streamed: a session of any size). */
 export async function readSessionTexts(dataDir: string, body: string): Promise<SessionTexts> {
   const collector = new SessionTextCollector();
-  for await (const { thread, message } of bodyMessagesButToolResults(dataDir, body)) collector.add(thread, message);
-  return {
-    main: collector.takeMain(0) ?? [],
-    subagents: collector.subagentRows(await bodySubagents(dataDir, body)),
-  };
+  const main: PageTextRow[][] = [];
+  for await (const { thread, message } of bodyMessagesButToolResults(dataDir, body)) {
+    collector.add(thread, message);
+    const part = collector.takeMain(TEXT_PART_CHARS);
+    if (part) main.push(part);
+  }
+  const rest = collector.takeMain(0);
+  // Part 0 always, even empty: it starts the session's texts afresh (see putPart).
+  if (rest || main.length === 0) main.push(rest ?? []);
+  return { main, subagents: collector.subagentRows(await bodySubagents(dataDir, body)) };
 }
 
 /** The subagents a body header lists. */
@@ -142,8 +152,11 @@ export class PageTextCache {
     }
     this.db.exec(
       'CREATE TABLE IF NOT EXISTS texts (key TEXT NOT NULL, part INTEGER NOT NULL, stamp TEXT NOT NULL, ' +
-        'chars INTEGER NOT NULL, rows TEXT NOT NULL, PRIMARY KEY (key, part))',
+        'chars INTEGER NOT NULL, first INTEGER, rows TEXT NOT NULL, PRIMARY KEY (key, part))',
     );
+    // A cache from before parts knew their first message: its parts are read whole until written again.
+    const columns = this.db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('texts') as string[];
+    if (!columns.includes('first')) this.db.exec('ALTER TABLE texts ADD COLUMN first INTEGER');
   }
 
   /** Each cached session's body stamp (empty while it is being written) and the characters of its texts. */
@@ -156,7 +169,7 @@ export class PageTextCache {
 
   /** A session's texts whole (a session read in one go). */
   put(key: string, stamp: string, texts: SessionTexts): void {
-    this.putPart(key, 0, texts.main);
+    texts.main.forEach((rows, part) => this.putPart(key, part, rows));
     this.putSubagents(key, texts.subagents);
     this.finish(key, stamp);
   }
@@ -179,8 +192,8 @@ export class PageTextCache {
   private insert(key: string, part: number, rows: PageTextRow[]): void {
     const chars = rows.reduce((n, r) => n + r.text.length, 0);
     this.db
-      .prepare("INSERT OR REPLACE INTO texts (key, part, stamp, chars, rows) VALUES (?, ?, '', ?, ?)")
-      .run(key, part, chars, JSON.stringify(rows));
+      .prepare("INSERT OR REPLACE INTO texts (key, part, stamp, chars, first, rows) VALUES (?, ?, '', ?, ?, ?)")
+      .run(key, part, chars, rows[0]?.index ?? null, JSON.stringify(rows));
   }
 
   /** A session's subagents' rows (see SessionTextCollector.subagentRows). */
@@ -190,14 +203,23 @@ export class PageTextCache {
     return row ? (JSON.parse(row.rows) as PageTextRow[]) : [];
   }
 
-  /** A session's main-thread rows, a part at a time, in order. */
-  *mainRows(key: string): Generator<PageTextRow[]> {
+  /**
+   * A session's main-thread rows, a part at a time, in order; only the parts that can hold rows of messages
+   * `from` to `to` (exclusive) when asked, for a shard that holds some of a huge session's pages. The rows of
+   * a part are not filtered: a part may start before `from` or end after `to`.
+   */
+  *mainRows(key: string, from = 0, to = Infinity): Generator<PageTextRow[]> {
     const parts = this.db
-      .prepare('SELECT part FROM texts WHERE key = ? AND part >= 0 ORDER BY part')
-      .pluck()
-      .all(key) as number[];
+      .prepare('SELECT part, first FROM texts WHERE key = ? AND part >= 0 ORDER BY part')
+      .all(key) as { part: number; first: number | null }[];
     const read = this.db.prepare('SELECT rows FROM texts WHERE key = ? AND part = ?').pluck();
-    for (const part of parts) yield JSON.parse(read.get(key, part) as string) as PageTextRow[];
+    for (const [i, { part, first }] of parts.entries()) {
+      // A part's rows run up to the next part's first: rows are in message order (see takeMain).
+      const next = parts[i + 1]?.first;
+      if (first !== null && first >= to) break;
+      if (next !== undefined && next !== null && next <= from) continue;
+      yield JSON.parse(read.get(key, part) as string) as PageTextRow[];
+    }
   }
 
   /** Forgets the sessions no longer in the archive. */

@@ -2,7 +2,7 @@ import { bodyMessagesButToolResults } from '../archive/data-dir.ts';
 import { mayNeedSanitizer, renderMarkdown, type SanitizedStore } from './markdown.ts';
 import { renderKey } from './render-cache.ts';
 import { messageMarkdown } from './render-session.ts';
-import { bodySubagents, type PageTextRow, SessionTextCollector } from './page-texts.ts';
+import { bodySubagents, type PageTextRow, SessionTextCollector, TEXT_PART_CHARS } from './page-texts.ts';
 
 // One session body's pass for src/transcript/prerender.ts, in a worker (prerender-worker.ts) or, for a few small
 // bodies, on the calling thread.
@@ -58,7 +58,7 @@ export async function prerenderBody(
   let part = 0;
   for await (const { thread, message } of bodyMessagesButToolResults(dataDir, task.body)) {
     texts.add(thread, message);
-    const rows = texts.takeMain(BATCH_CHARS);
+    const rows = texts.takeMain(TEXT_PART_CHARS);
     if (rows) send({ type: 'texts', body: task.body, part: part++, rows });
     if (!message) continue;
     for (const segment of messageMarkdown(message)) {

@@ -1,4 +1,5 @@
 import { promises as fs } from 'node:fs';
+import path from 'node:path';
 
 /** Appends a new prompt to a Claude Code transcript, continuing from its last record (as a running session
  * would write it). */
@@ -19,4 +20,47 @@ export async function appendPrompt(transcript: string, text: string, timestamp: 
     timestamp,
   };
   await fs.appendFile(transcript, `${JSON.stringify(record)}\n`);
+}
+
+/** Writes a Claude Code transcript of `turns` prompts, each answered, a minute apart from `start`; `text(t)` is
+ * the words of turn t's prompt and answer. Returns its path. */
+export async function writeTurns(
+  home: string,
+  sessionId: string,
+  turns: number,
+  start: string,
+  text: (turn: number) => string,
+): Promise<string> {
+  const dir = path.join(home, '.claude', 'projects', '-home-alice-work-long');
+  await fs.mkdir(dir, { recursive: true });
+  const common = { cwd: '/home/alice/work/long', sessionId, version: '2.1.38', isSidechain: false };
+  const lines: string[] = [];
+  for (let t = 0; t < turns; t++) {
+    const at = (s: number) => new Date(Date.parse(start) + t * 60_000 + s * 1000).toISOString();
+    lines.push(
+      JSON.stringify({
+        ...common,
+        type: 'user',
+        uuid: `u${t}`,
+        timestamp: at(0),
+        message: { role: 'user', content: `Q${t} ${text(t)}` },
+      }),
+      JSON.stringify({
+        ...common,
+        type: 'assistant',
+        uuid: `a${t}`,
+        timestamp: at(1),
+        message: {
+          id: `m${t}`,
+          role: 'assistant',
+          model: 'claude-sonnet-4-5',
+          content: [{ type: 'text', text: `A${t} ${text(t)}` }],
+          usage: { input_tokens: 1, output_tokens: 1 },
+        },
+      }),
+    );
+  }
+  const file = path.join(dir, `${sessionId}.jsonl`);
+  await fs.writeFile(file, `${lines.join('\n')}\n`);
+  return file;
 }

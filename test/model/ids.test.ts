@@ -77,5 +77,10 @@ describe('idToPathSegment', () => {
     expect(pageOfMessage([0, 10, 20], 9)).toBe(1);
     expect(pageOfMessage([0, 10, 20], 10)).toBe(2);
     expect(pageOfMessage([0, 10, 20], 25)).toBe(3);
+    // Every message of a session of many pages, against the definition: the last page starting at or before it.
+    const starts = Array.from({ length: 2000 }, (_, i) => i * 7 + (i % 3));
+    for (const index of [0, 1, 7, 8, 9, 15, 16, 17, 5000, 5001, 13_995, 13_996, 14_001, 20_000]) {
+      expect(pageOfMessage(starts, index), String(index)).toBe(starts.filter((start) => start <= index).length);
+    }
   });
 });

@@ -6,9 +6,9 @@ import { writeFileAtomic } from '../../util/fs.ts';
 import type { ShareSettings } from '../../privacy/share-mode.ts';
 import { defaultThreads, workerFile, WorkerPool } from '../../util/worker-pool.ts';
 import { PageTextCache } from '../../transcript/page-texts.ts';
-import { type SiteSession, siteSessions } from './site-records.ts';
+import { type SiteEntry, siteEntries, type SiteSession, siteSessions } from './site-records.ts';
 import { runSiteSearchTask, type SiteSearchTask, type SiteSearchTaskResult } from './site-shard.ts';
-import { emptyShardState, planShards, shardChars, type ShardState } from './site-shards.ts';
+import { emptyShardState, OLD_SHARD_FACTOR, planShards, shardChars, type ShardState } from './site-shards.ts';
 
 const WORKER = workerFile(import.meta.url, 'site-search-worker', './site-shard-worker.js');
 
@@ -136,10 +136,12 @@ export async function writeSiteSearch(options: SiteSearchOptions): Promise<SiteS
     cache.keepOnly(new Set(summaries.map((s) => s.id)));
     const chars = cache.stamps();
 
+    const entries = siteEntries(sessions, (key) => chars.get(key)?.chars ?? 0, shardChars() * OLD_SHARD_FACTOR);
+    const byEntry = new Map<string, SiteEntry>(entries.map((e) => [e.entry, e]));
     const plan = planShards(
       previous,
-      sessions,
-      (key) => chars.get(key)?.chars ?? 0,
+      entries.map((e) => ({ key: e.entry, stamp: e.stamp, endedAt: e.endedAt })),
+      (key) => byEntry.get(key)?.chars ?? 0,
       (shard) => existsSync(path.join(target, shard, 'pagefind-entry.json')),
       shardChars(),
     );
@@ -159,7 +161,7 @@ export async function writeSiteSearch(options: SiteSearchOptions): Promise<SiteS
               timeZone: options.timeZone,
               share: options.share,
               shard,
-              sessions: keys.map((key) => byKey.get(key)!),
+              sessions: keys.map((key) => byEntry.get(key)!),
               outputPath,
             },
             order.length,

@@ -107,6 +107,53 @@ export function siteSessions(
   return sessions;
 }
 
+/** A session's pages as the site index places them in shards: the whole session, or a run of a huge one's. */
+export interface SiteEntry extends SiteSession {
+  /** The key the shards know it by: the session's, or for a run the session's and its pages. */
+  entry: string;
+  /** Characters of its text (a run's share of its session's, by its pages). */
+  chars: number;
+}
+
+/**
+ * The site index's entries: each session whole, but one of more than `maxChars` of text in runs of consecutive
+ * pages of about that much each. Pagefind's indexer holds a shard's index in memory until it writes it, so a
+ * huge session in one shard takes memory after its size; in runs it is indexed in several shards, on every core.
+ * A run's stamp is its session's body stamp and its pages: a session that changes writes all its runs again.
+ */
+export function siteEntries(sessions: SiteSession[], charsOf: (key: string) => number, maxChars: number): SiteEntry[] {
+  const entries: SiteEntry[] = [];
+  for (const session of sessions) {
+    const chars = charsOf(session.key);
+    const runs = Math.min(session.pages.length, Math.ceil(chars / maxChars));
+    if (runs <= 1) {
+      entries.push({ ...session, entry: session.key, chars });
+      continue;
+    }
+    const size = Math.ceil(session.pages.length / runs);
+    for (let at = 0; at < session.pages.length; at += size) {
+      const pages = session.pages.slice(at, at + size);
+      entries.push({
+        ...session,
+        pages,
+        stamp: `${session.bodyStamp}|${pages.join(',')}`,
+        entry: `${session.key}#${pages[0]}-${pages.at(-1)}`,
+        chars: Math.round((chars * pages.length) / session.pages.length),
+      });
+    }
+  }
+  return entries;
+}
+
+/** The main-thread messages on a session's pages in this build (from, to exclusive): the rows to read of it. */
+export function messageRange(session: SiteSession, single = false): { from: number; to: number } {
+  const starts = session.pageStarts;
+  const first = session.pages[0];
+  const last = session.pages.at(-1);
+  if (single || !starts || first === undefined || last === undefined) return { from: 0, to: Infinity };
+  return { from: first === 1 ? 0 : (starts[first - 1] ?? 0), to: starts[last] ?? Infinity };
+}
+
 /**
  * One entry per page of a session: the page's prompts and answers in order (and, on its first page, the
  * session's title, project and directory), linked to the page; the search box links a hit to its message.
@@ -124,6 +171,8 @@ export function* sessionRecords(
   const title = clean(session.title);
   const project = projectName(clean(session.cwd));
   const pageOf = (row: PageTextRow) => (options.single ? 1 : pageOfMessage(session.pageStarts, row.index ?? 0));
+  // Rows of pages this build has not, or that another shard holds (a huge session's), are passed over.
+  const wanted = new Set(session.pages);
   const sectionOf = (row: PageTextRow): RecordSection => {
     const text = row.text.slice(0, MAX_SECTION_CHARS);
     return {
@@ -136,6 +185,7 @@ export function* sessionRecords(
   };
   const fromSubagents = new Map<number, PageTextRow[]>();
   for (const row of subagentRows) {
+    if (!wanted.has(pageOf(row))) continue;
     const list = fromSubagents.get(pageOf(row)) ?? [];
     list.push(row);
     fromSubagents.set(pageOf(row), list);
@@ -175,6 +225,7 @@ export function* sessionRecords(
   for (const rows of mainParts) {
     for (const row of rows) {
       const page = pageOf(row);
+      if (!wanted.has(page)) continue;
       yield* recordsBefore(page);
       const sections = pending.get(page) ?? [];
       sections.push(sectionOf(row));

@@ -4,7 +4,14 @@ import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { gzipForSite } from '../../util/gzip.ts';
 import type { ShareSettings } from '../../privacy/share-mode.ts';
-import { bundleRecord, type PageRecord, type RecordOptions, sessionRecords, type SiteSession } from './site-records.ts';
+import {
+  bundleRecord,
+  messageRange,
+  type PageRecord,
+  type RecordOptions,
+  sessionRecords,
+  type SiteSession,
+} from './site-records.ts';
 import { TEXT_FILE_EXTENSION, TEXT_MAP_FILE, textBundle } from '../../transcript/page-record.ts';
 import { PageTextCache, readSessionTexts, type SessionTexts } from '../../transcript/page-texts.ts';
 import { importModule } from '../../util/import-module.ts';
@@ -110,8 +117,9 @@ export async function writeShard(job: ShardJob): Promise<ShardWritten> {
       }
     };
     for (const session of job.sessions) {
+      const { from, to } = messageRange(session, options.single);
       for (const page of sessionRecords(
-        cache.mainRows(session.key),
+        cache.mainRows(session.key, from, to),
         cache.subagentRows(session.key),
         session,
         options,

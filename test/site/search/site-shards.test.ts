@@ -6,7 +6,7 @@ import { emptyShardState, planShards, type ShardState } from '../../../src/site/
 import { bundlePage, bundlePages, TEXT_MAP_FILE } from '../../../src/transcript/page-record.ts';
 import { runCli } from '../../helpers/cli.ts';
 import { copyFixtureHome, SESSION, tempDir } from '../../helpers/paths.ts';
-import { appendPrompt } from '../../helpers/transcripts.ts';
+import { appendPrompt, writeTurns } from '../../helpers/transcripts.ts';
 
 const sessions = (...keys: string[]) => keys.map((key) => ({ key, stamp: `${key}-1` }));
 const chars = (n: number) => () => n;
@@ -178,6 +178,9 @@ async function searchFiles(out: string): Promise<Map<string, FileState>> {
 
 const shardOf = (file: string) => file.split(path.sep)[0]!;
 
+const LONG = 'cccccccc-0000-4000-8000-000000000700';
+const LONG_TURNS = 700;
+
 describe('the site index in shards, over real builds', { timeout: 900_000 }, () => {
   let home: string;
   let dataDir: string;
@@ -188,6 +191,14 @@ describe('the site index in shards, over real builds', { timeout: 900_000 }, () 
   beforeAll(async () => {
     process.env.AGENT_LOGBOOK_SEARCH_SHARD_CHARS = '1500';
     home = await copyFixtureHome();
+    // Far more text than four shards hold (6,000 characters), over several pages.
+    await writeTurns(
+      home,
+      LONG,
+      LONG_TURNS,
+      '2026-03-02T09:00:00.000Z',
+      (t) => `turn${t} 長い会話の確認 ${'word '.repeat(15)}`,
+    );
     const root = await tempDir('search-shards');
     dataDir = path.join(root, 'data');
     out = path.join(root, 'site');
@@ -196,6 +207,34 @@ describe('the site index in shards, over real builds', { timeout: 900_000 }, () 
   }, 900_000);
   afterAll(() => {
     delete process.env.AGENT_LOGBOOK_SEARCH_SHARD_CHARS;
+  });
+
+  it("a huge session's pages are indexed in runs over several shards, each page once, with its own texts", async () => {
+    const route = `sessions/claude-code/${LONG}/`;
+    const built = await fs.readdir(path.join(out, route, 'page'));
+    const urls = [route, ...built.map((n) => `${route}page/${n}/`)].sort();
+    expect(urls.length).toBeGreaterThanOrEqual(4);
+    const shardOfPage = new Map<string, string>();
+    const prompts: { page: string; anchor: string; text: string }[] = [];
+    for (const [file, state] of await searchFiles(out)) {
+      if (!file.endsWith('.pf_text')) continue;
+      for (const page of bundlePages(gunzipSync(state.bytes).toString()).map(bundlePage)) {
+        if (!page?.url.startsWith(route)) continue;
+        expect(shardOfPage.has(page.url), page.url).toBe(false);
+        shardOfPage.set(page.url, shardOf(file));
+        for (const s of page.sections) if (s.kind === 'prompt') prompts.push({ page: page.meta.page!, ...s });
+      }
+    }
+    expect([...shardOfPage.keys()].sort()).toEqual(urls);
+    expect(new Set(shardOfPage.values()).size).toBeGreaterThanOrEqual(urls.length - 1);
+    // Every prompt once, on the page that shows it, anchored to its message.
+    expect(prompts.map((p) => p.text.split(' ')[0]).sort()).toEqual(
+      Array.from({ length: LONG_TURNS }, (_, t) => `Q${t}`).sort(),
+    );
+    const last = prompts.find((p) => p.text.startsWith(`Q${LONG_TURNS - 1} `))!;
+    expect(last).toMatchObject({ page: String(urls.length), anchor: `m${2 * (LONG_TURNS - 1)}` });
+    const html = await fs.readFile(path.join(out, route, 'page', String(urls.length), 'index.html'), 'utf8');
+    expect(html).toContain(`id="${last.anchor}"`);
   });
 
   it('after one session grew, writes only the shard that holds it; with nothing changed, nothing', async () => {

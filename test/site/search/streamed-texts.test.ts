@@ -1,8 +1,10 @@
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { MAIN_THREAD } from '../../../src/model/body.ts';
 import type { NormalizedMessage } from '../../../src/model/message.ts';
-import { sessionRecords, type SiteSession } from '../../../src/site/search/site-records.ts';
+import { messageRange, sessionRecords, siteEntries, type SiteSession } from '../../../src/site/search/site-records.ts';
 import { PageTextCache, type PageTextRow, SessionTextCollector } from '../../../src/transcript/page-texts.ts';
 import { tempDir } from '../../helpers/paths.ts';
 
@@ -73,6 +75,31 @@ describe("a session's search texts in parts", () => {
     ]);
   });
 
+  it("a huge session's pages are split into runs whose records together are the whole session's", () => {
+    const chars = () => 1000;
+    expect(siteEntries([session], chars, 1000).map((e) => e.entry)).toEqual([session.key]);
+    const runs = siteEntries([session], chars, 400);
+    expect(runs.map((e) => [e.entry, e.pages, e.chars])).toEqual([
+      [`${session.key}#1-1`, [1], 333],
+      [`${session.key}#2-2`, [2], 333],
+      [`${session.key}#3-3`, [3], 333],
+    ]);
+    expect(new Set(runs.map((e) => e.stamp)).size).toBe(3);
+    // Never more runs than pages; a run of two pages when the text asks for two runs of three pages.
+    expect(siteEntries([session], chars, 10).length).toBe(3);
+    expect(siteEntries([session], chars, 600).map((e) => e.pages)).toEqual([[1, 2], [3]]);
+
+    const whole = [...sessionRecords([main], subagents, session, options)];
+    const fromRuns = runs.flatMap((run) => [...sessionRecords([main], subagents, run, options)]);
+    expect(fromRuns).toEqual(whole);
+    // A run's records are its pages' only, the session's own section with page 1.
+    const second = [...sessionRecords([main], subagents, runs[1]!, options)];
+    expect(second.map((r) => r.page.meta.page)).toEqual(['2']);
+    expect(messageRange(runs[1]!)).toEqual({ from: 12, to: 30 });
+    expect(messageRange(runs[2]!)).toEqual({ from: 30, to: Infinity });
+    expect(messageRange(runs[0]!)).toEqual({ from: 0, to: 12 });
+  });
+
   it('leave the collector in parts of at least the size asked, in order', () => {
     const collector = new SessionTextCollector();
     const parts: PageTextRow[][] = [];
@@ -112,11 +139,43 @@ describe("a session's search texts in parts", () => {
       });
       expect([...cache.mainRows(session.key)]).toEqual(parts);
       expect(cache.subagentRows(session.key)).toEqual(subagents);
+      // Messages 12 to 29 (page 2): the parts that hold them, from rows 10–19 and 20–39.
+      expect([...cache.mainRows(session.key, 12, 30)]).toEqual(parts.slice(1));
+      expect([...cache.mainRows(session.key, 0, 10)]).toEqual(parts.slice(0, 1));
+      expect([...cache.mainRows(session.key, 20, 21)]).toEqual(parts.slice(2));
+      expect([...cache.mainRows(session.key, 40, Infinity)]).toEqual(parts.slice(2));
 
       cache.putPart(session.key, 0, main.slice(0, 2));
       expect([...cache.mainRows(session.key)]).toEqual([main.slice(0, 2)]);
       expect(cache.subagentRows(session.key)).toEqual([]);
       expect(cache.stamps().get(session.key)!.stamp).toBe('');
+    } finally {
+      cache.close();
+    }
+  });
+  it('from a cache written before parts knew their first message, are read whole, whatever the range', async () => {
+    const dataDir = path.join(await tempDir('streamed-texts-old'), 'data');
+    const file = path.join(dataDir, 'cache', 'site-search', 'texts.sqlite');
+    mkdirSync(path.dirname(file), { recursive: true });
+    const old = new Database(file);
+    old.pragma('user_version = 3');
+    old.exec(
+      'CREATE TABLE texts (key TEXT NOT NULL, part INTEGER NOT NULL, stamp TEXT NOT NULL, ' +
+        'chars INTEGER NOT NULL, rows TEXT NOT NULL, PRIMARY KEY (key, part))',
+    );
+    const parts = inParts(main, [10, 10]);
+    const insert = old.prepare("INSERT INTO texts VALUES (?, ?, 'stamp-1', 1, ?)");
+    parts.forEach((rows, part) => insert.run(session.key, part, JSON.stringify(rows)));
+    old.close();
+    const cache = new PageTextCache(dataDir);
+    try {
+      expect(cache.stamps().get(session.key)?.stamp).toBe('stamp-1');
+      expect([...cache.mainRows(session.key, 12, 30)]).toEqual(parts);
+      // A part written again knows its first message.
+      cache.putPart(session.key, 0, parts[0]!);
+      cache.putPart(session.key, 1, parts[1]!);
+      cache.putPart(session.key, 2, parts[2]!);
+      expect([...cache.mainRows(session.key, 12, 30)]).toEqual(parts.slice(1));
     } finally {
       cache.close();
     }
