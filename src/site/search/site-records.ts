@@ -265,8 +265,13 @@ export function bundleRecord(pages: BundlePage[], textFile: string, language: st
   };
 }
 
-/** The month (`yyyy-MM`) of a time in a zone, through the calendar's cached zoned minutes; undefined for a time
- * that is not one. */
+/** A time written on the 3rd to the 26th of a month: in every zone it is in the month written (zones' offsets differ
+ * by 26 hours at most). */
+const MID_MONTH = /^\d{4}-\d{2}-(?:0[3-9]|1\d|2[0-6])T/;
+
+/** The month (`yyyy-MM`) of a time in a zone (through the calendar's cached zoned minutes only near a month's
+ * ends: it is asked for every section); undefined for a time that is not one. */
 function monthOf(iso: string, timeZone: string): string | undefined {
-  return Number.isNaN(Date.parse(iso)) ? undefined : dayOf(iso, timeZone).slice(0, 7);
+  if (Number.isNaN(Date.parse(iso))) return undefined;
+  return MID_MONTH.test(iso) ? iso.slice(0, 7) : dayOf(iso, timeZone).slice(0, 7);
 }

@@ -6,6 +6,7 @@ import { MAIN_THREAD } from '../../../src/model/body.ts';
 import type { NormalizedMessage } from '../../../src/model/message.ts';
 import { messageRange, sessionRecords, siteEntries, type SiteSession } from '../../../src/site/search/site-records.ts';
 import { PageTextCache, type PageTextRow, SessionTextCollector } from '../../../src/transcript/page-texts.ts';
+import { dayOf } from '../../../src/stats/calendar.ts';
 import { tempDir } from '../../helpers/paths.ts';
 
 /** Main-thread rows 0…n-1 (a prompt and an answer each), over three pages; a subagent anchored to message 3. */
@@ -178,6 +179,33 @@ describe("a session's search texts in parts", () => {
       expect([...cache.mainRows(session.key, 12, 30)]).toEqual(parts.slice(1));
     } finally {
       cache.close();
+    }
+  });
+  it("a page's months are those of its texts' times in the build's zone, near a month's ends too", () => {
+    const times = [
+      '2026-02-28T23:30:00.000Z',
+      '2026-03-01T00:10:00.000Z',
+      '2026-03-02T13:00:00.000Z',
+      '2026-03-03T00:00:00.000Z',
+      '2026-03-15T12:00:00.000+09:00',
+      '2026-03-26T23:59:00.000Z',
+      '2026-03-27T11:00:00.000Z',
+      '2026-03-31T23:00:00.000-10:00',
+      '2026-12-31T20:00:00.000Z',
+      'not a time',
+    ];
+    for (const timeZone of ['UTC', 'Pacific/Kiritimati', 'Pacific/Pago_Pago', 'Asia/Kathmandu']) {
+      for (const ts of times) {
+        const rows: PageTextRow[] = [{ ts, kind: 'prompt', index: 0, text: 'a prompt' }];
+        const single = { ...session, pageStarts: undefined, pages: [1] };
+        const [record] = [...sessionRecords([rows], [], single, { timeZone, language: 'en' })];
+        const expected = Number.isNaN(Date.parse(ts))
+          ? [session.startedAt, ts]
+              .filter((t) => !Number.isNaN(Date.parse(t)))
+              .map((t) => dayOf(t, timeZone).slice(0, 7))
+          : [...new Set([session.startedAt, ts].map((t) => dayOf(t, timeZone).slice(0, 7)))];
+        expect(record!.page.filters.month!.sort(), `${ts} in ${timeZone}`).toEqual([...new Set(expected)].sort());
+      }
     }
   });
 });
