@@ -206,11 +206,14 @@ export function costJson(sessions: SessionSummary[], timeZone: string): CostJson
 }
 
 /** `$1.23`, `$0.004`, `<$0.001`. */
+// One formatter for every amount: toLocaleString with options makes a new one per call (1.6 s of a first build).
+const DOLLARS = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+
 export function formatUsd(usd: number): string {
   if (usd === 0) return '$0';
   if (usd < 0.001) return '<$0.001';
   if (usd < 1) return `$${usd.toFixed(3)}`;
-  return `$${usd.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+  return `$${DOLLARS.format(usd)}`;
 }
 
 /** One line in words: the estimate and what it leaves out. */

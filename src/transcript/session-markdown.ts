@@ -3,8 +3,6 @@ import { SOURCE_LABELS } from '../model/labels.ts';
 import { type ThreadPlace, type ViewItem, buildSessionView } from './session-view.ts';
 import type { ToolInputView } from './tool-view.ts';
 import { plainTitle } from '../model/title.ts';
-import { tz } from '@date-fns/tz';
-import { format } from 'date-fns/format';
 import { zonedSecond } from '../stats/calendar.ts';
 
 /**
@@ -39,11 +37,13 @@ function outputExcerpt(text: string): string {
   return `${shown}\n… ${more > 0 ? `${more.toLocaleString('en-US')} more line${more === 1 ? '' : 's'}` : 'the rest of the line'} on the session page`;
 }
 
-function when(iso: string, timeZone: string, pattern = 'HH:mm:ss'): string {
+/** Parts of the calendar's `yyyy-MM-dd HH:mm:ss xxx`: `HH:mm:ss`, `yyyy-MM-dd HH:mm`, `yyyy-MM-dd`, `HH:mm`. */
+const TIME_PARTS = { second: [11, 19], minute: [0, 16], day: [0, 10], clock: [11, 16] } as const;
+
+/** A time in the zone, through the calendar's once-a-minute cache (every message's, and every page's header). */
+function when(iso: string, timeZone: string, part: keyof typeof TIME_PARTS = 'second'): string {
   if (!iso) return '';
-  // Every message's time: through the calendar's once-a-minute cache.
-  if (pattern === 'HH:mm:ss') return zonedSecond(iso, timeZone).slice(11, 19);
-  return format(new Date(iso), pattern, { in: tz(timeZone) });
+  return zonedSecond(iso, timeZone).slice(...TIME_PARTS[part]);
 }
 
 function quote(text: string): string {
@@ -135,11 +135,11 @@ function itemMarkdown(item: ViewItem, o: SessionMarkdownOptions, depth: number):
 /** The header of a session's Markdown. */
 export function sessionMarkdownHeader(summary: SessionSummary, o: SessionMarkdownOptions): string {
   const title = plainTitle(summary.title) || summary.sessionId;
-  const start = when(summary.startedAt, o.timeZone, 'yyyy-MM-dd HH:mm');
+  const start = when(summary.startedAt, o.timeZone, 'minute');
   const end = when(
     summary.endedAt,
     o.timeZone,
-    start.slice(0, 10) === when(summary.endedAt, o.timeZone, 'yyyy-MM-dd') ? 'HH:mm' : 'yyyy-MM-dd HH:mm',
+    start.slice(0, 10) === when(summary.endedAt, o.timeZone, 'day') ? 'clock' : 'minute',
   );
   return [
     `# ${title}`,
