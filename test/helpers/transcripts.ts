@@ -22,14 +22,14 @@ export async function appendPrompt(transcript: string, text: string, timestamp: 
   await fs.appendFile(transcript, `${JSON.stringify(record)}\n`);
 }
 
-/** Writes a Claude Code transcript of `turns` prompts, each answered, a minute apart from `start`; `text(t)` is
- * the words of turn t's prompt and answer. Returns its path. */
+/** Writes a Claude Code transcript of `turns` prompts, each answered, a minute apart from `start`, in the project
+ * `/home/alice/work/long`; `say(t)` gives turn t's prompt and answer. Returns its path. */
 export async function writeTurns(
   home: string,
   sessionId: string,
   turns: number,
   start: string,
-  text: (turn: number) => string,
+  say: (turn: number) => { prompt: string; answer: string },
 ): Promise<string> {
   const dir = path.join(home, '.claude', 'projects', '-home-alice-work-long');
   await fs.mkdir(dir, { recursive: true });
@@ -37,13 +37,14 @@ export async function writeTurns(
   const lines: string[] = [];
   for (let t = 0; t < turns; t++) {
     const at = (s: number) => new Date(Date.parse(start) + t * 60_000 + s * 1000).toISOString();
+    const { prompt, answer } = say(t);
     lines.push(
       JSON.stringify({
         ...common,
         type: 'user',
         uuid: `u${t}`,
         timestamp: at(0),
-        message: { role: 'user', content: `Q${t} ${text(t)}` },
+        message: { role: 'user', content: prompt },
       }),
       JSON.stringify({
         ...common,
@@ -54,7 +55,7 @@ export async function writeTurns(
           id: `m${t}`,
           role: 'assistant',
           model: 'claude-sonnet-4-5',
-          content: [{ type: 'text', text: `A${t} ${text(t)}` }],
+          content: [{ type: 'text', text: answer }],
           usage: { input_tokens: 1, output_tokens: 1 },
         },
       }),

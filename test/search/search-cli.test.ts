@@ -6,6 +6,7 @@ import { ensureSearchIndex, searchIndexPath, searchLogbook, type SearchHit } fro
 import { parseQuery } from '../../src/search/query.ts';
 import { runCli } from '../helpers/cli.ts';
 import { copyFixtureHome, COUNTED_ASSISTANTS, FIXTURE_HOME, SESSION, tempDir } from '../helpers/paths.ts';
+import { writeTurns } from '../helpers/transcripts.ts';
 
 const TOKYO = { timeZone: 'Asia/Tokyo' };
 const PHRASE = 'ログイン画面のバグを直して';
@@ -230,38 +231,11 @@ describe('search index upkeep', () => {
 
   it('points hits in a long session at the page that holds them', async () => {
     const home = await tempDir('search-long');
-    const dir = path.join(home, '.claude', 'projects', '-home-bench-long');
-    await fs.mkdir(dir, { recursive: true });
     const id = 'abcdefab-0000-4000-8000-000000000777';
-    const common = { cwd: '/home/bench/long', sessionId: id, version: '2.1.38', isSidechain: false };
-    const lines: string[] = [];
-    const base = Date.parse('2026-04-01T00:00:00Z');
-    for (let t = 0; t < 400; t++) {
-      const at = (s: number) => new Date(base + t * 60_000 + s * 1000).toISOString();
-      lines.push(
-        JSON.stringify({
-          ...common,
-          type: 'user',
-          uuid: `u${t}`,
-          timestamp: at(0),
-          message: { role: 'user', content: `質問 question-${t}-end` },
-        }),
-        JSON.stringify({
-          ...common,
-          type: 'assistant',
-          uuid: `a${t}`,
-          timestamp: at(1),
-          message: {
-            id: `m${t}`,
-            role: 'assistant',
-            model: 'm',
-            content: [{ type: 'text', text: `answer ${t}` }],
-            usage: { input_tokens: 1, output_tokens: 1 },
-          },
-        }),
-      );
-    }
-    await fs.writeFile(path.join(dir, `${id}.jsonl`), `${lines.join('\n')}\n`);
+    await writeTurns(home, id, 400, '2026-04-01T00:00:00Z', (t) => ({
+      prompt: `質問 question-${t}-end`,
+      answer: `answer ${t}`,
+    }));
     const data = path.join(home, 'data');
     const hits = await searchJson(['question-350-end', '--home', home, '--data', data, '--json']);
     expect(hits).toHaveLength(1);

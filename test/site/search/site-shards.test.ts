@@ -192,13 +192,10 @@ describe('the site index in shards, over real builds', { timeout: 900_000 }, () 
     process.env.AGENT_LOGBOOK_SEARCH_SHARD_CHARS = '1500';
     home = await copyFixtureHome();
     // Far more text than four shards hold (6,000 characters), over several pages.
-    await writeTurns(
-      home,
-      LONG,
-      LONG_TURNS,
-      '2026-03-02T09:00:00.000Z',
-      (t) => `turn${t} 長い会話の確認 ${'word '.repeat(15)}`,
-    );
+    await writeTurns(home, LONG, LONG_TURNS, '2026-03-02T09:00:00.000Z', (t) => {
+      const words = `turn${t} 長い会話の確認 ${'word '.repeat(15)}`;
+      return { prompt: `Q${t} ${words}`, answer: `A${t} ${words}` };
+    });
     const root = await tempDir('search-shards');
     dataDir = path.join(root, 'data');
     out = path.join(root, 'site');
