@@ -268,7 +268,12 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
     try {
       await Promise.all(
         stale.map(async (task) => {
-          const result = await pool.run({ outputs: task.map((r) => r.output), siteKey, force: options.full === true });
+          const result = await pool.run({
+            outputs: task.map((r) => r.output),
+            modules: task.map((r) => r.route.file),
+            siteKey,
+            force: options.full === true,
+          });
           if (!result.ok) throw new Error(`rendering ${result.error}`);
           for (const file of result.files) {
             outputs[file.output] = { ...outputs[file.output]!, size: file.size, mtimeMs: file.mtimeMs };

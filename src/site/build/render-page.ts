@@ -37,11 +37,15 @@ export interface RouteToRender {
   output: string;
 }
 
-/** Every route of every page module, with its output file, in a stable order. */
-export async function listRoutes(modules: Record<string, Record<string, unknown>>): Promise<RouteToRender[]> {
+/** Every route of every page module (or of the modules `only` names), with its output file, in a stable order. */
+export async function listRoutes(
+  modules: Record<string, Record<string, unknown>>,
+  only?: ReadonlySet<string>,
+): Promise<RouteToRender[]> {
   const routes: RouteToRender[] = [];
   const seen = new Map<string, string>();
   for (const file of Object.keys(modules).sort()) {
+    if (only && !only.has(file)) continue;
     const route = routeFile(file);
     if (!route) continue;
     const module = modules[file]!;

@@ -18,6 +18,10 @@ export interface RenderWorkerData {
  */
 export interface RenderTask {
   outputs: string[];
+  /** The page module that makes each of them (`sessions/[source]/[id]/[...page].astro`, …): the worker lists
+   * the routes of these only. A session's pages need none of the days' and weeks' reports, which take seconds
+   * to list. */
+  modules: string[];
   /** The build's key of the archive's index and the options: the routes are listed again when it changes. */
   siteKey: string;
   /** Write even when the bytes are the same (`build --full`). */
@@ -35,26 +39,28 @@ export type RenderTaskResult =
 const { entry, styleHrefs, outDir } = workerData as RenderWorkerData;
 const bundle = loadBundle(entry);
 const renderer = bundle.then((loaded) => PageRenderer.create(loaded, styleHrefs));
-let routes: { siteKey: string; byOutput: Promise<Map<string, RouteToRender>> } | undefined;
+let routes: { siteKey: string; byModule: Map<string, Promise<Map<string, RouteToRender>>> } | undefined;
 
-function routesOf(siteKey: string): Promise<Map<string, RouteToRender>> {
-  if (routes?.siteKey !== siteKey) {
-    const byOutput = bundle.then(async (loaded) => {
-      const listed = await listRoutes(loaded.pageModules);
+/** The routes of one page module by output, listed once a build. */
+function routesOf(siteKey: string, module: string): Promise<Map<string, RouteToRender>> {
+  if (routes?.siteKey !== siteKey) routes = { siteKey, byModule: new Map() };
+  let byOutput = routes.byModule.get(module);
+  if (!byOutput) {
+    byOutput = bundle.then(async (loaded) => {
+      const listed = await listRoutes(loaded.pageModules, new Set([module]));
       return new Map(listed.map((route) => [route.output, route]));
     });
-    routes = { siteKey, byOutput };
+    routes.byModule.set(module, byOutput);
   }
-  return routes.byOutput;
+  return byOutput;
 }
 
 /** Renders pages with the compiled renderer and writes the ones whose bytes changed, off the main thread. */
-export default async function renderTask({ outputs, siteKey, force }: RenderTask): Promise<RenderTaskResult> {
+export default async function renderTask({ outputs, modules, siteKey, force }: RenderTask): Promise<RenderTaskResult> {
   try {
     const files = [];
-    const byOutput = await routesOf(siteKey);
-    for (const output of outputs) {
-      const route = byOutput.get(output);
+    for (const [i, output] of outputs.entries()) {
+      const route = (await routesOf(siteKey, modules[i]!)).get(output);
       if (!route) throw new Error(`the renderer has no route for ${output} (did the archive change during the build?)`);
       const file = path.join(outDir, route.output);
       const { written, error } = await (await renderer).renderOrExplain(file, route, force);
