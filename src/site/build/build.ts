@@ -159,7 +159,8 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
   // Commits are an input of the pages that show them (a session's, a day's, a week's, a project's): the
   // sessions' repositories are read once, and each such page's key holds the commits it may show.
   const sessionsOf = new Map<RouteToRender, SessionSummary[]>();
-  for (const route of routes) sessionsOf.set(route, summariesIn(route.props));
+  const walked = new Map<object, SessionSummary[]>();
+  for (const route of routes) sessionsOf.set(route, summariesIn(route.props, walked));
   const everySession = [...new Set([...sessionsOf.values()].flat())];
   const cwds = [...new Set(everySession.map((s) => s.cwd))].sort();
   const siteKey = hash(indexKey, repositoriesKey(cwds));
@@ -339,8 +340,23 @@ function commitsKey(repos: string | undefined, commits: readonly Commit[]): stri
   return JSON.stringify([repos ?? '', commits.map((c) => [c.repo, c.hash, c.at, c.subject])]);
 }
 
-/** The session summaries a route's props hold (a session's own, a day's, a week's days', a project's). */
-function summariesIn(props: Record<string, unknown>): SessionSummary[] {
+/** The session summaries a route's props hold (a session's own, a day's, a week's days', a project's), in the
+ * order they are met. The objects routes share (a day's index is in its page's, its Markdown's and two weeks'
+ * props; a day holds thousands of prompts) are walked once, their summaries kept in `walked`. */
+function summariesIn(props: Record<string, unknown>, walked: Map<object, SessionSummary[]>): SessionSummary[] {
+  const found = new Set<SessionSummary>();
+  for (const value of Object.values(props)) {
+    for (const item of Array.isArray(value) ? value : [value]) {
+      if (typeof item !== 'object' || item === null) continue;
+      let held = walked.get(item);
+      if (!held) walked.set(item, (held = summariesUnder(item)));
+      for (const summary of held) found.add(summary);
+    }
+  }
+  return [...found];
+}
+
+function summariesUnder(root: object): SessionSummary[] {
   const found = new Set<SessionSummary>();
   const seen = new Set<object>();
   const visit = (value: unknown): void => {
@@ -349,7 +365,7 @@ function summariesIn(props: Record<string, unknown>): SessionSummary[] {
     if (isSummary(value)) found.add(value);
     else for (const item of Array.isArray(value) ? value : Object.values(value)) visit(item);
   };
-  visit(props);
+  visit(root);
   return [...found];
 }
 
