@@ -3,11 +3,13 @@ import { existsSync, promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DataDir } from '../archive/data-dir.ts';
 import { lockDataDir } from '../archive/lock.ts';
 import { recoverArchive } from '../archive/recover.ts';
 import { siteAndBase } from '../model/site-url.ts';
 import type { ShareSettings } from '../privacy/share-mode.ts';
 import type { SiteBuildOptions, SiteBuildReport } from '../site/build/build.ts';
+import type { SiteSearchOptions } from '../site/search/site-index.ts';
 import { countLabel } from '../util/format.ts';
 import { formatWarning } from '../util/warnings.ts';
 
@@ -68,7 +70,10 @@ export async function buildSite(options: BuildSiteOptions): Promise<SiteBuildRes
 async function buildSiteLocked(options: BuildSiteOptions): Promise<SiteBuildResult> {
   const { prerender } = await import('../transcript/prerender.ts');
   const started = Date.now();
-  const { sanitized, segments, sessions } = await prerender(options.dataDir);
+  // Read once for the Markdown pass and the site search (the lock keeps the index as it is meanwhile): a heavy
+  // history's is tens of MB of JSON. The pages read their own (the renderer groups and, sharing, cleans them).
+  const summaries = await new DataDir(options.dataDir).readSummaries();
+  const { sanitized, segments, sessions } = await prerender(options.dataDir, undefined, summaries);
   if (options.verbose) {
     process.stderr.write(
       `Markdown: ${sessions} new or changed sessions read, ${segments} segments, ${sanitized} newly sanitized ` +
@@ -83,7 +88,7 @@ async function buildSiteLocked(options: BuildSiteOptions): Promise<SiteBuildResu
   const withSearch = !options.share?.single;
   let search: Promise<SiteSearchRun> | undefined;
   const startSearch = (outputs?: ReadonlySet<string>) => {
-    search = runSiteSearch(options, outputs);
+    search = runSiteSearch({ ...options, outputs, summaries });
     search.catch(() => undefined); // awaited below; not unhandled while the pages are still rendering
   };
   let report: SiteBuildReport;
@@ -129,10 +134,12 @@ interface SiteSearchRun {
   seconds: number;
 }
 
-async function runSiteSearch(options: BuildSiteOptions, outputs?: ReadonlySet<string>): Promise<SiteSearchRun> {
+async function runSiteSearch(
+  options: BuildSiteOptions & Pick<SiteSearchOptions, 'outputs' | 'summaries'>,
+): Promise<SiteSearchRun> {
   const { writeSiteSearch } = await import('../site/search/site-index.ts');
   const started = Date.now();
-  const result = await writeSiteSearch({ ...options, outputs });
+  const result = await writeSiteSearch(options);
   return { result, seconds: (Date.now() - started) / 1000 };
 }
 

@@ -1,6 +1,7 @@
 import os from 'node:os';
 import { MessageChannel } from 'node:worker_threads';
 import { DataDir } from '../archive/data-dir.ts';
+import type { SessionSummary } from '../model/session.ts';
 import { mapLimit } from '../util/map-limit.ts';
 import { WorkerPool, workerFile } from '../util/worker-pool.ts';
 import { RenderCache } from './render-cache.ts';
@@ -34,7 +35,11 @@ export interface PrerenderReport {
  * was last done is not read at all. The same pass gathers each session's prompts and answers for the site
  * search (search/page-texts.ts), which would otherwise read every changed body again.
  */
-export async function prerender(dataDir: string, threads = os.availableParallelism()): Promise<PrerenderReport> {
+export async function prerender(
+  dataDir: string,
+  threads = os.availableParallelism(),
+  summaries?: readonly SessionSummary[],
+): Promise<PrerenderReport> {
   const data = new DataDir(dataDir);
   const cache = new RenderCache(dataDir);
   const texts = new PageTextCache(dataDir);
@@ -42,7 +47,7 @@ export async function prerender(dataDir: string, threads = os.availableParalleli
   try {
     const done = cache.renderedBodies();
     const tasks: (PrerenderTask & { bytes: number })[] = [];
-    for (const summary of await data.readSummaries()) {
+    for (const summary of summaries ?? (await data.readSummaries())) {
       const stamp = bodyStamp(dataDir, summary.body);
       if (stamp === undefined || done.get(summary.body) === stamp) continue;
       keyOfBody.set(summary.body, summary.id);

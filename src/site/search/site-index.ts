@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { DataDir } from '../../archive/data-dir.ts';
+import type { SessionSummary } from '../../model/session.ts';
 import { writeFileAtomic } from '../../util/fs.ts';
 import type { ShareSettings } from '../../privacy/share-mode.ts';
 import { defaultThreads, workerFile, WorkerPool } from '../../util/worker-pool.ts';
@@ -25,6 +26,8 @@ export interface SiteSearchOptions {
   /** The site's files (paths under `outDir`), when known before they are all written; else the pages are
    * looked for in `outDir`. */
   outputs?: ReadonlySet<string>;
+  /** The archive's summaries, when the caller has read them (else they are read here). */
+  summaries?: readonly SessionSummary[];
 }
 
 export interface SiteSearchResult {
@@ -76,7 +79,7 @@ export async function writeSiteSearch(options: SiteSearchOptions): Promise<SiteS
   const saved = options.full ? undefined : await readState(stateFile);
   const previous: ShardState = saved?.optionsKey === optionsKey ? saved : emptyShardState();
 
-  const summaries = await new DataDir(options.dataDir).readSummaries();
+  const summaries = options.summaries ?? (await new DataDir(options.dataDir).readSummaries());
   const sessions = siteSessions(
     options.dataDir,
     summaries,

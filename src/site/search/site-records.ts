@@ -67,7 +67,7 @@ export interface RecordOptions {
 /** Every archived session that has at least one page in this build, oldest first. */
 export function siteSessions(
   dataDir: string,
-  summaries: SessionSummary[],
+  summaries: readonly SessionSummary[],
   outDir: string,
   single: boolean,
   outputs?: ReadonlySet<string>,
