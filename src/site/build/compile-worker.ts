@@ -19,7 +19,7 @@ export type CompileResult = { ok: true } | { ok: false; message: string; stack?:
  * names but a render never runs.
  */
 const EXTERNAL = new RegExp(
-  String.raw`[\/]node_modules[\/](better-sqlite3|sharp|@img|jsdom|shiki|@shikijs|vite|esbuild|@esbuild|rollup|@rollup|lightningcss)[\/]`,
+  String.raw`[\\/]node_modules[\\/](better-sqlite3|sharp|@img|jsdom|shiki|@shikijs|vite|esbuild|@esbuild|rollup|@rollup|lightningcss)[\\/]`,
 );
 
 /** Compiles the pages into one SSR bundle with Vite and Astro's own plugins (see compileRenderer). */
