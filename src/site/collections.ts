@@ -2,13 +2,7 @@ import { getCollection } from 'astro:content';
 import type { HistoryPrompt, SessionSummary } from '../model/session.ts';
 import { computeStats, type StatsJson } from '../stats/aggregate.ts';
 import { previousWeek, weekDays, weekOf, type WeekStart } from '../stats/calendar.ts';
-import {
-  buildDayIndexes,
-  buildProjectIndexes,
-  type DayIndex,
-  isOnSomeDay,
-  type ProjectIndex,
-} from '../stats/indexes.ts';
+import { buildDayIndexes, buildProjectIndexes, type DayIndex, type ProjectIndex } from '../stats/indexes.ts';
 import { repositoryStamp } from '../insights/git.ts';
 import { insightLines, sessionsOfDays } from '../insights/report-lines.ts';
 import { type PeriodReport, weekReport, weeksWithActivity } from '../report/reports.ts';
@@ -27,47 +21,16 @@ export interface SiteIndexes {
 
 // Keyed by the build's inputs: Node keeps a bundled module loaded across builds in one process.
 let cached: { key: string; value: Promise<SiteIndexes> } | undefined;
-let summariesCached: { key: string; value: Promise<SessionSummary[]> } | undefined;
-let sessionsCached: { key: string; value: Promise<{ sessions: SessionSummary[]; timeZone: string }> } | undefined;
-
-const buildInputs = (): string =>
-  JSON.stringify([dataDir(), siteOptions(), process.env.AGENT_LOGBOOK_SHARE ?? '', indexStamp()]);
-
-/** Every session of the archive, as the pages see them (grouped into projects; in a share build, cleaned). */
-function allSummaries(): Promise<SessionSummary[]> {
-  const key = buildInputs();
-  if (summariesCached?.key !== key) {
-    // Astro warns about every empty collection it is asked for; an empty archive is normal, not a mistake.
-    const value = (async () =>
-      hasSummaries() ? (await getCollection('sessions')).map((e) => e.data as unknown as SessionSummary) : [])();
-    summariesCached = { key, value };
-  }
-  return summariesCached.value;
-}
-
-/**
- * The sessions the site has pages for and the time zone: siteIndexes' `sessions` without making the day, week
- * and project indexes and the statistics (seconds for a heavy history), which a session's pages do not read.
- * With --since/--until the sessions are those of the days in range, which takes the day indexes.
- */
-export function siteSessions(): Promise<{ sessions: SessionSummary[]; timeZone: string }> {
-  const key = buildInputs();
-  if (sessionsCached?.key === key) return sessionsCached.value;
-  const value = (async () => {
-    const { timeZone, since, until } = siteOptions();
-    if (since || until) return { sessions: (await siteIndexes()).sessions, timeZone };
-    return { sessions: (await allSummaries()).filter(isOnSomeDay), timeZone };
-  })();
-  sessionsCached = { key, value };
-  return value;
-}
 
 export function siteIndexes(): Promise<SiteIndexes> {
-  const key = buildInputs();
+  const key = JSON.stringify([dataDir(), siteOptions(), process.env.AGENT_LOGBOOK_SHARE ?? '', indexStamp()]);
   if (cached?.key === key) return cached.value;
   const value = (async () => {
     const { timeZone, weekStart, since, until } = siteOptions();
-    const allSessions = await allSummaries();
+    // Astro warns about every empty collection it is asked for; an empty archive is normal, not a mistake.
+    const allSessions = hasSummaries()
+      ? (await getCollection('sessions')).map((e) => e.data as unknown as SessionSummary)
+      : [];
     const history = hasHistoryPrompts()
       ? (await getCollection('prompts')).map((e) => e.data as unknown as HistoryPrompt)
       : [];

@@ -75,12 +75,6 @@ function addCounts(into: DayCounts, add: DayCounts): void {
 }
 
 /** A session's activity per local day. */
-/** Whether a session is on some day of the calendar (whether sessionDays has any day for it, in every zone):
- * one with neither activity nor a start time is on none, and so on no page. */
-export function isOnSomeDay(summary: SessionSummary): boolean {
-  return Object.keys(summary.stats.activity).length > 0 || Boolean(summary.startedAt);
-}
-
 export function sessionDays(summary: SessionSummary, timeZone: string): Map<string, DayCounts> {
   const days = new Map<string, DayCounts>();
   for (const [slot, activity] of Object.entries(summary.stats.activity)) {

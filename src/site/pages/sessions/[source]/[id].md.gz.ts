@@ -2,7 +2,7 @@ import type { APIRoute, GetStaticPaths } from 'astro';
 import { idToPathSegment } from '../../../../model/ids.ts';
 import type { SessionSummary } from '../../../../model/session.ts';
 import { sessionMarkdown, sessionPageMarkdown } from '../../../../transcript/session-markdown.ts';
-import { siteSessions } from '../../../collections.ts';
+import { siteIndexes } from '../../../collections.ts';
 import { keptPageMarkdown, loadSessionPage } from '../../../data.ts';
 import { pagePlace } from '../../../../transcript/session-view.ts';
 import { shareSettings } from '../../../../privacy/share-mode.ts';
@@ -15,7 +15,7 @@ import { gzipForSite, gzipStreamForSite } from '../../../../util/gzip.ts';
  */
 export const getStaticPaths: GetStaticPaths = async () => {
   if (shareSettings()?.single) return [];
-  const { sessions } = await siteSessions();
+  const { sessions } = await siteIndexes();
   return sessions.map((summary) => ({
     params: { source: summary.source, id: idToPathSegment(summary.sessionId) },
     props: { summary },
@@ -27,7 +27,7 @@ const ONE_CALL_CHARS = 1024 * 1024;
 
 export const GET: APIRoute = async ({ props }) => {
   const summary = (props as { summary: SessionSummary }).summary;
-  const { timeZone } = await siteSessions();
+  const { timeZone } = await siteIndexes();
   const starts = summary.pageStarts ?? [0];
   // Each page's Markdown as its page kept it when rendered just before, or else from the page read again.
   function* pages() {
