@@ -172,7 +172,6 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
   const styleHrefs = renderer.styles.map((style) => `${base.replace(/\/$/, '')}/${style}`);
 
   const stale: RouteToRender[][] = [];
-  const indexTasks: RouteToRender[][] = [];
   let indexBatch: RouteToRender[] = [];
   const sessionTasks = new Map<string, RouteToRender[]>();
   const bodyStamps = new Map<string, string>();
@@ -219,16 +218,16 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
       sessionTasks.set(summary.id, list);
     } else {
       indexBatch.push(route);
-      if (indexBatch.length === INDEX_BATCH) (indexTasks.push(indexBatch), (indexBatch = []));
+      if (indexBatch.length === INDEX_BATCH) (stale.push(indexBatch), (indexBatch = []));
     }
   }
-  if (indexBatch.length > 0) indexTasks.push(indexBatch);
+  if (indexBatch.length > 0) stale.push(indexBatch);
   // The index pages first, then the longest sessions first, so no worker is left with one at the end. (The
   // longest session before the index pages, on a worker of its own, took 10-20 % longer in a first build.) A
   // session's pages before its Markdown, which then finds them read (see loadSessionPage).
   const pagesFirst = (route: RouteToRender) => (typeof route.props.page === 'number' ? route.props.page : Infinity);
   for (const task of sessionTasks.values()) task.sort((a, b) => pagesFirst(a) - pagesFirst(b));
-  stale.push(...indexTasks, ...[...sessionTasks.values()].sort((a, b) => b.length - a.length));
+  stale.push(...[...sessionTasks.values()].sort((a, b) => b.length - a.length));
 
   let written = 0;
   let rendered = 0;
