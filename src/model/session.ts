@@ -91,6 +91,15 @@ export interface Session {
   partial?: boolean;
 }
 
+/** A session's threads: what a view of its messages reads. */
+export type SessionThreads = Pick<Session, 'messages' | 'subagents'>;
+
+/** What one page of a session reads from its body: its slice of the main thread, the subagents its calls
+ * spawned, and the sessions it was resumed from (see PagedBody). */
+export interface SessionPageContent extends SessionThreads {
+  resumedFrom?: string[];
+}
+
 /** The small per-session record the site indexes (an Astro collection entry). */
 export interface SessionSummary {
   /** `<source>/<sessionId>` */
@@ -126,6 +135,49 @@ export interface SessionSummary {
   pagePrompts?: number[];
   /** Active time in ms: the sum of gaps under five minutes between main-thread messages (absent: older archive). */
   activeMs?: number;
+}
+
+/**
+ * What a session's pages after the first show of the session itself (their own messages aside): nothing that
+ * changes as the session grows. Its times, tokens and statistics are on its first page only, so the pages
+ * before its last are not made again each time it grows.
+ */
+export interface SessionHead {
+  id: string;
+  source: SourceId;
+  sessionId: string;
+  title: string;
+  cwd: string;
+  project: string;
+  gitBranch?: string;
+  cliVersion?: string;
+  startedAt: string;
+  body: string;
+  pageStarts?: number[];
+  pagePrompts?: number[];
+  sourcePresent: boolean;
+  /** hadMainTranscript of its files. */
+  hadMain: boolean;
+}
+
+export function sessionHead(summary: SessionSummary): SessionHead {
+  const head: SessionHead = {
+    id: summary.id,
+    source: summary.source,
+    sessionId: summary.sessionId,
+    title: summary.title,
+    cwd: summary.cwd,
+    project: summary.project,
+    startedAt: summary.startedAt,
+    body: summary.body,
+    sourcePresent: summary.sourcePresent,
+    hadMain: hadMainTranscript(summary.files),
+  };
+  if (summary.gitBranch !== undefined) head.gitBranch = summary.gitBranch;
+  if (summary.cliVersion !== undefined) head.cliVersion = summary.cliVersion;
+  if (summary.pageStarts) head.pageStarts = summary.pageStarts;
+  if (summary.pagePrompts) head.pagePrompts = summary.pagePrompts;
+  return head;
 }
 
 /** A prompt from a prompt-history file (Claude `history.jsonl`, Codex `history.jsonl`). */

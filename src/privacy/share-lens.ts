@@ -2,11 +2,12 @@ import os from 'node:os';
 import { DataDir } from '../archive/data-dir.ts';
 import { SOURCE_IDS, type NormalizedMessage } from '../model/message.ts';
 import { projectSlug } from '../model/project.ts';
-import type { HistoryPrompt, Session, SessionSummary } from '../model/session.ts';
+import type { HistoryPrompt, Session, SessionPageContent, SessionSummary } from '../model/session.ts';
 import { homesIn, shareOptions, type ShareSettings } from './share-mode.ts';
 import {
   shareHistoryPrompt,
   shareOneMessage,
+  sharePageContent,
   shareSession,
   shareSummary,
   shareText,
@@ -29,6 +30,8 @@ export interface ShareLens {
   /** Prompt history: only prompts of shared sessions when sessions were chosen. */
   history(list: readonly HistoryPrompt[]): HistoryPrompt[];
   session(session: Session): Session;
+  /** One page of a session as its page reads it (see loadSessionPage). */
+  page(content: SessionPageContent): SessionPageContent;
   message(message: NormalizedMessage): NormalizedMessage;
   /** Any other text (a search snippet, a message of our own that quotes a path). */
   text(value: string): string;
@@ -68,6 +71,7 @@ function makeLens(settings: ShareSettings): ShareLens {
         .filter((p) => !wanted || (p.sessionId !== undefined && wanted.has(`${p.source}/${p.sessionId}`)))
         .map((p) => shareHistoryPrompt(p, options)),
     session: (session) => shareSession(session, options).session,
+    page: (content) => sharePageContent(content, options),
     message: (message) => shareOneMessage(message, options),
     text: (value) => shareText(value, options),
     async read(dataDir) {
@@ -131,6 +135,7 @@ export function createShareLens(options: { home: string; extraHomes?: string[] }
     summaries: (list) => current.summaries(list),
     history: (list) => current.history(list),
     session: (session) => current.session(session),
+    page: (content) => current.page(content),
     message: (message) => current.message(message),
     text: (value) => current.text(value),
     async read(dataDir) {

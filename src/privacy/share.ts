@@ -1,5 +1,12 @@
 import type { MessageMetadata, MessageSegment, NormalizedMessage, RawRef, ToolCall } from '../model/message.ts';
-import type { HistoryPrompt, Session, SessionSummary, SubagentThread } from '../model/session.ts';
+import type {
+  HistoryPrompt,
+  Session,
+  SessionPageContent,
+  SessionSummary,
+  SessionThreads,
+  SubagentThread,
+} from '../model/session.ts';
 import { EMAIL_PLACEHOLDER, HOST_PLACEHOLDER, USER_PLACEHOLDER, type Anonymizer } from './anonymize.ts';
 import { renderMarkdown } from '../transcript/markdown.ts';
 import { redactionMarker, type Redactor } from './redact.ts';
@@ -104,26 +111,39 @@ export function shareOneMessage(message: NormalizedMessage, options: ShareOption
 
 export function shareSession(session: Session, options: ShareOptions): { session: Session; redactions: number } {
   const cleaner = new Cleaner(options);
-  const omit = options.omit ?? new Set<OmitPart>();
-  const messages = (list: NormalizedMessage[]) => list.map((m) => shareMessage(m, cleaner, omit));
   const shared: Session = {
     ...session,
     title: cleaner.text(session.title),
     cwd: cleaner.text(session.cwd),
     models: [...session.models],
     files: session.files.map((f) => cleaner.text(f)),
-    messages: messages(session.messages),
-    subagents: session.subagents.map((agent) => {
-      const out: SubagentThread = { ...agent, file: cleaner.text(agent.file), messages: messages(agent.messages) };
-      setOrDelete(out, 'description', cleaner.optional(agent.description));
-      setOrDelete(out, 'agentType', cleaner.optional(agent.agentType));
-      return out;
-    }),
+    ...shareThreads(session, cleaner, options),
     warnings: session.warnings.map((w) => cleaner.text(w)),
   };
   setOrDelete(shared, 'gitBranch', cleaner.optional(session.gitBranch));
   if (session.resumedFrom) shared.resumedFrom = [...session.resumedFrom];
   return { session: shared, redactions: cleaner.redactions };
+}
+
+/** One page of a session (see SessionPageContent), cleaned as shareSession cleans its messages. */
+export function sharePageContent(page: SessionPageContent, options: ShareOptions): SessionPageContent {
+  const shared: SessionPageContent = shareThreads(page, new Cleaner(options), options);
+  if (page.resumedFrom) shared.resumedFrom = [...page.resumedFrom];
+  return shared;
+}
+
+function shareThreads(threads: SessionThreads, cleaner: Cleaner, options: ShareOptions): SessionThreads {
+  const omit = options.omit ?? new Set<OmitPart>();
+  const messages = (list: NormalizedMessage[]) => list.map((m) => shareMessage(m, cleaner, omit));
+  return {
+    messages: messages(threads.messages),
+    subagents: threads.subagents.map((agent) => {
+      const out: SubagentThread = { ...agent, file: cleaner.text(agent.file), messages: messages(agent.messages) };
+      setOrDelete(out, 'description', cleaner.optional(agent.description));
+      setOrDelete(out, 'agentType', cleaner.optional(agent.agentType));
+      return out;
+    }),
+  };
 }
 
 /** Fields of an index record (a summary, a history prompt) that hold identifiers, times or enums, never user

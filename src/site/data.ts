@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { openSessionPages } from '../archive/data-dir.ts';
@@ -7,12 +8,12 @@ import { attachHtml } from '../transcript/render-session.ts';
 import { sessionPage } from '../transcript/session-view.ts';
 import { shareSettings } from '../privacy/share-mode.ts';
 import { shareLens } from '../privacy/share-lens.ts';
-import type { HistoryPrompt, Session, SessionSummary } from '../model/session.ts';
+import type { HistoryPrompt, Session, SessionHead, SessionPageContent, SessionSummary } from '../model/session.ts';
 import { SOURCE_IDS } from '../model/message.ts';
 import { groupProjects } from '../model/project.ts';
 import { cachedProbe } from '../insights/repository.ts';
 import type { WeekStart } from '../stats/calendar.ts';
-import { indexStamp as archiveIndexStamp } from '../archive/stamps.ts';
+import { bodyStamp, indexStamp as archiveIndexStamp } from '../archive/stamps.ts';
 
 /** The site's only input: the data directory the CLI points it at. Unset (as under `astro check`),
  * the site is empty. */
@@ -96,7 +97,7 @@ export function loadHistoryPrompts(): HistoryPrompt[] {
 }
 
 let cache: { root: string | undefined; value: RenderCache | undefined } | undefined;
-let openPages: { key: string; pages: { page(page: number): Session } } | undefined;
+let openPages: { key: string; pages: { page(page: number): Session }; digests: Map<number, string> } | undefined;
 
 function renderCache(): RenderCache | undefined {
   const root = dataDir();
@@ -114,38 +115,80 @@ function renderCache(): RenderCache | undefined {
   return cache?.value;
 }
 
+/** Where a session's pages are read from: its summary, or the head its later pages are made from. */
+export type PageSource = Pick<SessionHead, 'body' | 'pageStarts'>;
+
 /**
  * One page of a session (1-based; a session of one page is all of it), its Markdown rendered: read when
  * its page renders, never loaded into the content store. A long session is read a page at a time (see
  * PagedBody), so a session of any size builds. Markdown that needs the sanitizer comes sanitized from the
  * render cache the CLI fills before the build; the rest marked renders here.
  */
-export function loadSessionPage(summary: SessionSummary, page: number): Session {
-  const root = dataDir();
-  const starts = summary.pageStarts ?? [0];
-  // The pages of a long session are built one after another: open it once for all of them.
-  const key = pagesKey(summary);
-  if (openPages?.key !== key) {
-    const pages = root
-      ? openSessionPages(root, summary.body, starts, (session, n) => sessionPage(session, starts, n))
-      : undefined;
-    if (!pages) throw new Error(`missing session body ${summary.body} in ${root}`);
-    openPages = { key, pages };
-  }
-  const session = openPages.pages.page(page);
+export function loadSessionPage(source: PageSource, page: number): SessionPageContent {
+  const { content, digests } = readPage(source, page);
+  if (page > 1 && !digests.has(page)) digests.set(page, digestOf(content));
   const rendered = renderCache();
   const store = rendered && { get: (markdown: string) => rendered.get(markdown) };
-  attachHtml(session, (text) => renderMarkdown(text, store));
+  attachHtml(content, (text) => renderMarkdown(text, store));
   const share = shareSettings();
-  return share ? shareLens(share).session(session) : session;
+  return share ? shareLens(share).page(content) : content;
 }
 
-/** What a session's pages are kept by: its body as read, and the share settings they were made under. With the
- * summary's file stamps: a process that renders again after a collect (`serve --watch`) must not keep a body
- * from before it grew. */
-function pagesKey(summary: SessionSummary): string {
-  const stamps = JSON.stringify(summary.fileStamps ?? {});
-  return `${dataDir()}\u0000${summary.body}\u0000${stamps}\u0000${summary.endedAt}\u0000${process.env.AGENT_LOGBOOK_SHARE ?? ''}`;
+/** A session page as loadSessionPage reads it, without its Markdown rendered (for the session's Markdown). */
+export function loadSessionPageText(source: PageSource, page: number): SessionPageContent {
+  const { content } = readPage(source, page);
+  const share = shareSettings();
+  return share ? shareLens(share).page(content) : content;
+}
+
+/**
+ * A digest of all that page `page` (after the first) of a session reads from the archive, as loadSessionPage
+ * reads it. It stays the same when the session grows past the page, so the page need not be made again
+ * (see the site build); the page's other inputs are its props and the build's options.
+ */
+export function sessionPageDigest(source: PageSource, page: number): string {
+  const { content, digests } = readPage(source, page);
+  let digest = digests.get(page);
+  if (digest === undefined) digests.set(page, (digest = digestOf(content)));
+  return digest;
+}
+
+function readPage(source: PageSource, page: number): { content: SessionPageContent; digests: Map<number, string> } {
+  const root = dataDir();
+  const starts = source.pageStarts ?? [0];
+  // The pages of a long session are built one after another: open it once for all of them.
+  const key = pagesKey(source);
+  if (openPages?.key !== key) {
+    const pages = root
+      ? openSessionPages(root, source.body, starts, (session, n) => sessionPage(session, starts, n))
+      : undefined;
+    if (!pages) throw new Error(`missing session body ${source.body} in ${root}`);
+    openPages = { key, pages, digests: new Map() };
+  }
+  const { messages, subagents, resumedFrom } = openPages.pages.page(page);
+  return {
+    content: resumedFrom ? { messages, subagents, resumedFrom } : { messages, subagents },
+    digests: openPages.digests,
+  };
+}
+
+function digestOf(content: SessionPageContent): string {
+  return createHash('sha256').update(JSON.stringify(content)).digest('hex');
+}
+
+/** What a session's pages are kept by: its body as read (a process that renders again after a collect,
+ * `serve --watch`, must not keep a body from before it grew), its pages, and the share settings they were
+ * made under. */
+function pagesKey(source: PageSource): string {
+  const root = dataDir() ?? '';
+  const starts = source.pageStarts ?? [0];
+  return [
+    root,
+    source.body,
+    bodyStamp(root, source.body) ?? '',
+    `${starts.length}:${starts.at(-1)}`,
+    process.env.AGENT_LOGBOOK_SHARE ?? '',
+  ].join('\u0000');
 }
 
 /** A session's Markdown kept for its export, at most this many characters (a bigger one reads its last pages
@@ -159,12 +202,7 @@ let keptMarkdown: { key: string; pages: Map<number, string>; chars: number } | u
  * which the build renders next in the same worker (see the site build): the export then neither reads the
  * session's pages again nor builds their views twice. Only the last session's pages are kept.
  */
-export function keepPageMarkdown(
-  summary: SessionSummary,
-  page: number,
-  timeZone: string,
-  markdown: () => string,
-): void {
+export function keepPageMarkdown(summary: PageSource, page: number, timeZone: string, markdown: () => string): void {
   const key = `${pagesKey(summary)}\u0000${timeZone}`;
   if (keptMarkdown?.key !== key) keptMarkdown = { key, pages: new Map(), chars: 0 };
   if (keptMarkdown.chars >= KEPT_MARKDOWN_CHARS) return;
@@ -174,6 +212,6 @@ export function keepPageMarkdown(
 }
 
 /** A page's Markdown kept by keepPageMarkdown, if it was. */
-export function keptPageMarkdown(summary: SessionSummary, page: number, timeZone: string): string | undefined {
+export function keptPageMarkdown(summary: PageSource, page: number, timeZone: string): string | undefined {
   return keptMarkdown?.key === `${pagesKey(summary)}\u0000${timeZone}` ? keptMarkdown.pages.get(page) : undefined;
 }

@@ -1,4 +1,4 @@
-import type { Session, SessionSummary } from '../model/session.ts';
+import type { SessionSummary, SessionThreads } from '../model/session.ts';
 import { SOURCE_LABELS } from '../model/labels.ts';
 import { type ThreadPlace, type ViewItem, buildSessionView } from './session-view.ts';
 import type { ToolInputView } from './tool-view.ts';
@@ -153,7 +153,7 @@ export function sessionMarkdownHeader(summary: SessionSummary, o: SessionMarkdow
 }
 
 /** The Markdown of one page of a session (its slice of the main thread, placed in the session). */
-export function sessionPageMarkdown(session: Session, place: ThreadPlace, o: SessionMarkdownOptions): string {
+export function sessionPageMarkdown(session: SessionThreads, place: ThreadPlace, o: SessionMarkdownOptions): string {
   return pageItemsMarkdown(buildSessionView(session, place), o);
 }
 

@@ -1,4 +1,4 @@
-import type { Session } from '../model/session.ts';
+import type { Session, SessionThreads } from '../model/session.ts';
 import { type ThreadPlace, buildThreadView } from './thread-view.ts';
 import type { ViewItem } from './view-items.ts';
 
@@ -59,7 +59,7 @@ export function tableOfContents(items: ViewItem[], firstPage = true): TocEntry[]
 }
 
 export function buildSessionView(
-  session: Session,
+  session: SessionThreads,
   place: ThreadPlace = { firstIndex: 0, promptsBefore: 0 },
 ): ViewItem[] {
   return buildThreadView(session.messages, session.subagents, place);

@@ -8,6 +8,7 @@ import { RESULT_PAGE_CHARS } from '../../src/transcript/view-items.ts';
 import type { NormalizedMessage } from '../../src/model/message.ts';
 import { runCli } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/paths.ts';
+import { appendPrompt, writeTurns } from '../helpers/transcripts.ts';
 
 const SESSION_ID = 'abcdefab-0000-4000-8000-000000000001';
 const TURNS = 200;
@@ -133,6 +134,112 @@ describe('long sessions', () => {
       seen.push(...[...doc.querySelectorAll('.thread .prompt .plain')].map((e) => e.textContent!));
     }
     expect(seen).toEqual(Array.from({ length: TURNS }, (_, t) => `Question ${t}`));
+  });
+
+  it('after a long session grew, makes again only its first and last pages, the same bytes as a full build', async () => {
+    const home = await tempDir('long-grows');
+    // 700 turns of two short messages: several pages. A short session beside it, in the same project on the same day.
+    const long = await writeTurns(home, SESSION_ID, 700, '2026-04-01T00:00:00Z', (t) => ({
+      prompt: `Question ${t}`,
+      answer: `Answer ${t}`,
+    }));
+    const SHORT_ID = 'abcdefab-0000-4000-8000-000000000002';
+    const short = await writeTurns(home, SHORT_ID, 3, '2026-04-01T20:00:00Z', (t) => ({
+      prompt: `Short ${t}`,
+      answer: `Reply ${t}`,
+    }));
+    const dataDir = path.join(home, 'data');
+    const build = async (out: string, ...more: string[]) => {
+      const run = await runCli([
+        'build',
+        '--home',
+        home,
+        '--data',
+        dataDir,
+        '--out',
+        out,
+        '--tz',
+        'UTC',
+        '--verbose',
+        ...more,
+      ]);
+      expect(run.code, run.stderr).toBe(0);
+      return { ...run, rendered: Number(/Rendering: (\d+) of/.exec(run.stderr)?.[1] ?? 0) };
+    };
+    const out = path.join(home, 'dist');
+    await build(out);
+    const sessionDir = path.join(out, 'sessions', 'claude-code', SESSION_ID);
+    const pageFile = (p: number) =>
+      p === 1 ? path.join(sessionDir, 'index.html') : path.join(sessionDir, 'page', String(p), 'index.html');
+    const pages = (await fs.readdir(path.join(sessionDir, 'page'))).length + 1;
+    expect(pages).toBeGreaterThanOrEqual(4);
+    const readPages = () =>
+      Promise.all(
+        Array.from({ length: pages }, async (_, i) => ({
+          html: await fs.readFile(pageFile(i + 1), 'utf8'),
+          mtimeMs: (await fs.stat(pageFile(i + 1))).mtimeMs,
+        })),
+      );
+    const before = await readPages();
+
+    // A later page shows the session's head and its own times, and leaves the session's totals to the first.
+    const third = new JSDOM(before[2]!.html).window.document;
+    expect([...third.querySelectorAll('.session-meta dt')].map((dt) => dt.textContent)).toEqual([
+      'Source',
+      'Project',
+      'This page',
+      'Session',
+    ]);
+    // Its first prompt's time: the turns are a minute apart.
+    const prompt = Number(/Question (\d+)/.exec(third.querySelector('.thread .prompt .plain')!.textContent!)![1]);
+    expect(prompt).toBeGreaterThan(0);
+    expect(third.querySelector('.session-meta time')!.getAttribute('datetime')).toBe(
+      new Date(Date.parse('2026-04-01T00:00:00Z') + prompt * 60_000).toISOString(),
+    );
+    expect(third.querySelector(`.note a[href="/sessions/claude-code/${SESSION_ID}/"]`)).not.toBeNull();
+    expect(third.querySelector('ul.totals')).toBeNull();
+    const first = new JSDOM(before[0]!.html).window.document;
+    expect([...first.querySelectorAll('.session-meta dt')].map((dt) => dt.textContent)).toContain('Tokens');
+    expect(first.querySelector('ul.totals')!.textContent).toContain('700');
+
+    // What a short session's growth makes again: its page, its Markdown and the pages that list it.
+    await appendPrompt(short, 'SHORT-MARKER', '2026-04-01T21:00:00.000Z');
+    const shortGrown = await build(out);
+    expect(shortGrown.rendered).toBeGreaterThan(2);
+
+    await appendPrompt(long, 'GROWN-MARKER one more question', '2026-04-01T21:30:00.000Z');
+    const grown = await build(out);
+    expect((await fs.readdir(path.join(sessionDir, 'page'))).length + 1).toBe(pages);
+    const after = await readPages();
+    expect(after[pages - 1]!.html).toContain('GROWN-MARKER one more question');
+    expect(new JSDOM(after[0]!.html).window.document.querySelector('ul.totals')!.textContent).toContain('701');
+    // The long session's growth makes again the same kinds of files, and one page more (its first and last
+    // pages, where the short one has one): the pages between are not made again, nor even rendered.
+    expect(grown.rendered).toBe(shortGrown.rendered + 1);
+    for (let p = 2; p < pages; p++) expect(after[p - 1], `page ${p}`).toEqual(before[p - 1]);
+    expect((await build(out)).rendered).toBe(0);
+
+    const full = path.join(home, 'full');
+    await build(full, '--full');
+    for (let p = 1; p <= pages; p++) {
+      expect(await fs.readFile(pageFile(p).replace(out, full), 'utf8'), `page ${p}`).toBe(after[p - 1]!.html);
+    }
+
+    // An answer on a middle page rewritten in place (the transcript is not only appended to): that page is made
+    // again, and still the same as a full build's.
+    const middle = Math.ceil(pages / 2);
+    const turn = Number(
+      /Question (\d+)/.exec(
+        new JSDOM(after[middle - 1]!.html).window.document.querySelector('.thread .prompt .plain')!.textContent!,
+      )![1],
+    );
+    const text = await fs.readFile(long, 'utf8');
+    await fs.writeFile(long, text.replace(`"Answer ${turn}"`, '"REWRITTEN-ANSWER"'));
+    await build(out);
+    const rewritten = await fs.readFile(pageFile(middle), 'utf8');
+    expect(rewritten).toContain('REWRITTEN-ANSWER');
+    await build(full, '--full');
+    expect(await fs.readFile(pageFile(middle).replace(out, full), 'utf8')).toBe(rewritten);
   });
 
   it('links every page of a short session, and only the ends and the neighbours of a long one', () => {

@@ -5,7 +5,15 @@ import type { SessionSummary } from '../../model/session.ts';
 import { siteAndBase } from '../../model/site-url.ts';
 import { defaultThreads, workerFile, WorkerPool } from '../../util/worker-pool.ts';
 import { compileRenderer } from './compile.ts';
-import { listRoutes, loadBundle, PageRenderer, type RouteToRender, writeIfChanged } from './render-page.ts';
+import {
+  laterSessionPage,
+  listRoutes,
+  loadBundle,
+  PageRenderer,
+  readDigest,
+  type RouteToRender,
+  writeIfChanged,
+} from './render-page.ts';
 import type { RenderTask, RenderTaskResult, RenderWorkerData } from './render-worker.ts';
 import { bodyStamp, indexStamp } from '../../archive/stamps.ts';
 import { commitsDuring, commitsOfSessions, type Commit, gitOutcomes, repositoryStamp } from '../../insights/git.ts';
@@ -90,6 +98,10 @@ export interface SiteBuildReport {
 
 interface OutputRecord {
   key: string;
+  /** A later session page's key made with what it read of the session's body in place of the body's stamps:
+   * when only the body's stamps changed (the session grew past the page), this is still the same, and the page
+   * is not made again. */
+  inputs?: string;
   size: number;
   mtimeMs: number;
 }
@@ -110,7 +122,10 @@ interface Manifest {
  * Builds the site into `outDir` with the compiled renderer, rendering only what changed since the last
  * build into the same directory. Every output file has a key: a page with props (a day, a week, a project,
  * a session's page) is a hash of the renderer, the build options and its props, plus its body's stamps for a
- * session page; pages must therefore depend only on their props and the options. A page without props (the
+ * session page; pages must therefore depend only on their props and the options. A session's page after the
+ * first (whose props leave out what changes as the session grows) has a second key, with the digest of what it
+ * read of the body in place of the stamps: checked when only the first changed, so a long session that grows
+ * makes again its first and last pages, not all of them. A page without props (the
  * home page, stats, the Markdown reports) is a hash of the renderer, the options and the archive's index files. A file is rendered again when its key changed or the file is not as the last build left it, and
  * written only when its bytes differ (unchanged files keep their mtime). Files the last build wrote that
  * this one does not make are removed; nothing else in `outDir` is touched.
@@ -195,14 +210,21 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
     if (!digest) digests.set(value, (digest = hash(json(value))));
     return digest;
   };
+  // A later session page's key without its body's stamps, to which what it read of the body is added.
+  const inputsBase = new Map<string, string>();
   for (const route of routes) {
     const summary = sessionOf(route);
+    const later = laterSessionPage(route);
     let key = indexKey;
-    if (summary) {
-      let stamp = bodyStamps.get(summary.body);
-      if (stamp === undefined) bodyStamps.set(summary.body, (stamp = bodyStamp(dataDir, summary.body) ?? '-'));
-      const commits = commitsKey(outcomes.repoOf.get(summary.cwd), commitsDuring(outcomes, summary));
-      key = hash(optionsKey, route.output, json(route.props), stamp, commits);
+    if (summary || later) {
+      const body = (summary ?? later!.head).body;
+      let stamp = bodyStamps.get(body);
+      if (stamp === undefined) bodyStamps.set(body, (stamp = bodyStamp(dataDir, body) ?? '-'));
+      // Only the first page (and the Markdown) shows the commits made while the session ran.
+      const commits = summary ? commitsKey(outcomes.repoOf.get(summary.cwd), commitsDuring(outcomes, summary)) : '';
+      const base = hash(optionsKey, route.output, json(route.props), commits);
+      key = hash(base, stamp);
+      if (later) inputsBase.set(route.output, base);
     } else if (Object.keys(route.props).length > 0) {
       // A page made from its props (a day, a week, a project) changes only when they, or its commits, do.
       const sessions = sessionsOf.get(route) ?? [];
@@ -211,11 +233,22 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
     }
     const known = previous?.outputs[route.output];
     outputs[route.output] = { key, size: known?.size ?? 0, mtimeMs: known?.mtimeMs ?? 0 };
-    if (known?.key === key && (await intact(outDir, route.output, known))) continue;
-    if (summary) {
-      const list = sessionTasks.get(summary.id) ?? [];
+    if (known?.key === key && (await intact(outDir, route.output, known))) {
+      if (known.inputs) outputs[route.output]!.inputs = known.inputs;
+      continue;
+    }
+    if (later && known?.inputs && (await intact(outDir, route.output, known))) {
+      const inputs = hash(inputsBase.get(route.output)!, bundle.sessionPageDigest(later.head, later.page));
+      if (inputs === known.inputs) {
+        outputs[route.output]!.inputs = inputs;
+        continue;
+      }
+    }
+    const id = summary?.id ?? later?.head.id;
+    if (id) {
+      const list = sessionTasks.get(id) ?? [];
       list.push(route);
-      sessionTasks.set(summary.id, list);
+      sessionTasks.set(id, list);
     } else {
       indexBatch.push(route);
       if (indexBatch.length === INDEX_BATCH) (stale.push(indexBatch), (indexBatch = []));
@@ -238,9 +271,14 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
     // Rendered again by the next build, which tells it again.
     outputs[output] = { ...outputs[output]!, key: '' };
     const route = routes.find((r) => r.output === output);
-    const summary = route && sessionOf(route);
-    const what = summary ? `the page of session ${summary.id}` : `the page`;
+    const id = route && (sessionOf(route)?.id ?? laterSessionPage(route)?.head.id);
+    const what = id ? `the page of session ${id}` : `the page`;
     warn(`${output}: ${what} could not be rendered (${error}); it says so instead`);
+  };
+  const recordInputs = (output: string, digest: string | undefined) => {
+    const base = inputsBase.get(output);
+    if (base && digest) outputs[output]!.inputs = hash(base, digest);
+    else delete outputs[output]!.inputs;
   };
   const total = stale.reduce((n, task) => n + task.length, 0);
   options.onOutputs?.(new Set(Object.keys(outputs)), total);
@@ -256,6 +294,7 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
         if (result.written) written += 1;
         const stat = await fs.stat(file);
         outputs[route.output] = { ...outputs[route.output]!, size: stat.size, mtimeMs: stat.mtimeMs };
+        recordInputs(route.output, result.error === undefined ? readDigest(bundle, route) : undefined);
         if (result.error !== undefined) fail(route.output, result.error);
         rendered += 1;
       }
@@ -279,6 +318,7 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
           if (!result.ok) throw new Error(`rendering ${result.error}`);
           for (const file of result.files) {
             outputs[file.output] = { ...outputs[file.output]!, size: file.size, mtimeMs: file.mtimeMs };
+            recordInputs(file.output, file.digest);
             if (file.written) written += 1;
             if (file.error !== undefined) fail(file.output, file.error);
           }
@@ -376,7 +416,9 @@ function isSummary(value: object): value is SessionSummary {
     typeof v.id === 'string' &&
     typeof v.body === 'string' &&
     typeof v.cwd === 'string' &&
-    typeof v.startedAt === 'string'
+    typeof v.startedAt === 'string' &&
+    typeof v.endedAt === 'string' &&
+    typeof v.stats === 'object'
   );
 }
 

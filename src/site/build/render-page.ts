@@ -14,6 +14,7 @@ import { pathToFileURL } from 'node:url';
 import { outputPath, type RouteFile, routeFile, urlPathOf } from './routes.ts';
 import { gzipForSite } from '../../util/gzip.ts';
 import { importModule } from '../../util/import-module.ts';
+import type { SessionHead } from '../../model/session.ts';
 
 /** The compiled renderer bundle (see renderer-entry.ts). */
 export interface RendererBundle {
@@ -24,6 +25,8 @@ export interface RendererBundle {
   };
   pageModules: Record<string, Record<string, unknown>>;
   baseUrl: string;
+  /** See sessionPageDigest in site/data.ts. */
+  sessionPageDigest(head: SessionHead, page: number): string;
 }
 
 export async function loadBundle(entry: string): Promise<RendererBundle> {
@@ -62,6 +65,25 @@ export async function listRoutes(
     }
   }
   return routes;
+}
+
+/** The head and page number of a session's page after the first (see SessionPage.astro): a page whose props
+ * leave out what changes as the session grows, and whose body is the page's own part of the session's. */
+export function laterSessionPage(route: RouteToRender): { head: SessionHead; page: number } | undefined {
+  const { head, page, ...rest } = route.props as { head?: SessionHead; page?: unknown };
+  if (Object.keys(rest).length > 0 || typeof page !== 'number' || typeof head?.body !== 'string') return undefined;
+  return { head, page };
+}
+
+/** The digest of what a later session page (laterSessionPage) read from the session's body, once rendered. */
+export function readDigest(bundle: RendererBundle, route: RouteToRender): string | undefined {
+  const later = laterSessionPage(route);
+  if (!later) return undefined;
+  try {
+    return bundle.sessionPageDigest(later.head, later.page);
+  } catch {
+    return undefined; // the page said it could not be shown; it is made again by the next build
+  }
 }
 
 type Container = Awaited<ReturnType<RendererBundle['experimental_AstroContainer']['create']>>;

@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import { workerData } from 'node:worker_threads';
-import { listRoutes, loadBundle, PageRenderer, type RouteToRender } from './render-page.ts';
+import { listRoutes, loadBundle, PageRenderer, readDigest, type RouteToRender } from './render-page.ts';
 
 /** Given once per worker. */
 export interface RenderWorkerData {
@@ -32,7 +32,15 @@ export type RenderTaskResult =
   | {
       ok: true;
       /** `error`: the file could not be rendered, and says so (see PageRenderer.renderOrExplain). */
-      files: { output: string; written: boolean; size: number; mtimeMs: number; error?: string }[];
+      files: {
+        output: string;
+        written: boolean;
+        size: number;
+        mtimeMs: number;
+        error?: string;
+        /** What a later session page read from the body (see readDigest). */
+        digest?: string;
+      }[];
     }
   | { ok: false; error: string };
 
@@ -65,7 +73,8 @@ export default async function renderTask({ outputs, modules, siteKey, force }: R
       const file = path.join(outDir, route.output);
       const { written, error } = await (await renderer).renderOrExplain(file, route, force);
       const stat = statSync(file);
-      files.push({ output: route.output, written, size: stat.size, mtimeMs: stat.mtimeMs, error });
+      const digest = error === undefined ? readDigest(await bundle, route) : undefined;
+      files.push({ output: route.output, written, size: stat.size, mtimeMs: stat.mtimeMs, error, digest });
     }
     return { ok: true, files };
   } catch (error) {

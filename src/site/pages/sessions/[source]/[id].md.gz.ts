@@ -3,7 +3,7 @@ import { idToPathSegment } from '../../../../model/ids.ts';
 import type { SessionSummary } from '../../../../model/session.ts';
 import { sessionMarkdown, sessionPageMarkdown } from '../../../../transcript/session-markdown.ts';
 import { siteIndexes } from '../../../collections.ts';
-import { keptPageMarkdown, loadSessionPage } from '../../../data.ts';
+import { keptPageMarkdown, loadSessionPageText } from '../../../data.ts';
 import { pagePlace } from '../../../../transcript/session-view.ts';
 import { shareSettings } from '../../../../privacy/share-mode.ts';
 import { gzipForSite, gzipStreamForSite } from '../../../../util/gzip.ts';
@@ -34,7 +34,7 @@ export const GET: APIRoute = async ({ props }) => {
     for (let page = 1; page <= starts.length; page++)
       yield (
         keptPageMarkdown(summary, page, timeZone) ??
-        sessionPageMarkdown(loadSessionPage(summary, page), pagePlace(starts, summary.pagePrompts, page), {
+        sessionPageMarkdown(loadSessionPageText(summary, page), pagePlace(starts, summary.pagePrompts, page), {
           timeZone,
         })
       );
