@@ -147,9 +147,12 @@ export function loadSessionPageText(source: PageSource, page: number): SessionPa
  * (see the site build); the page's other inputs are its props and the build's options.
  */
 export function sessionPageDigest(source: PageSource, page: number): string {
+  // Made when the page rendered (see loadSessionPage), or else now.
+  const known = openPages?.key === pagesKey(source) ? openPages.digests.get(page) : undefined;
+  if (known !== undefined) return known;
   const { content, digests } = readPage(source, page);
-  let digest = digests.get(page);
-  if (digest === undefined) digests.set(page, (digest = digestOf(content)));
+  const digest = digestOf(content);
+  digests.set(page, digest);
   return digest;
 }
 
