@@ -48,6 +48,7 @@ export const LABELS = {
   fullBuild: 'full site build (first build: no caches)',
   oneChange: 'rebuild after one-file change',
   newestChange: 'rebuild after the newest Claude session grew',
+  largestChange: 'rebuild after the largest Claude session grew',
   live: 'serve --watch: append to a transcript until the open page is told to reload',
 };
 
@@ -201,6 +202,16 @@ async function measureSite(
           `(${newestSearch[3]} pages) in ${newestSearch[4]} s`,
       );
   }
+  // A long session that goes on all day: its pages before the last are left as they were.
+  const largest = o.claudeFiles[o.claudeFiles.length - 1]!;
+  results.push(
+    await measure(
+      `${LABELS.largestChange} (${mb(largest.bytes)} MB, +5 lines)`,
+      runs,
+      changes.grow(largest.file, 5),
+      siteBuild,
+    ),
+  );
   results.push(await measure('build with nothing changed', runs, undefined, siteBuild));
   results.push(
     await measure(LABELS.live, runs, undefined, () =>
@@ -279,6 +290,13 @@ async function measureHuge(o: SuiteOptions, gb: number, results: Measured[], ext
         ),
       );
       extras.push(withChildren(`${label}: first site build`, results.at(-1)!));
+      results.push(
+        await measure(`${label}: site build after it grew (+3 lines)`, runs, changes.grow(hugeFile, 3), () =>
+          runNode(cli, ['build', '--home', hugeHome, '--data', hugeData, '--out', hugeOut, '--tz', 'UTC'], {
+            NODE_OPTIONS: '',
+          }),
+        ),
+      );
     } catch (error) {
       // Reported with the other figures, which a failure here must not lose.
       extras.push(

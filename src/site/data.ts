@@ -175,8 +175,20 @@ function readPage(source: PageSource, page: number): { content: SessionPageConte
   };
 }
 
+/** A message at a time: a page of 300 messages with whole tool outputs can hold hundreds of MB, more than one
+ * string of JSON should. */
 function digestOf(content: SessionPageContent): string {
-  return createHash('sha256').update(JSON.stringify(content)).digest('hex');
+  const hash = createHash('sha256');
+  const add = (value: unknown) => hash.update(JSON.stringify(value) ?? 'undefined').update('\n');
+  add(content.resumedFrom);
+  for (const message of content.messages) add(message);
+  add(null); // where a thread's messages end
+  for (const { messages, ...agent } of content.subagents) {
+    add(agent);
+    for (const message of messages) add(message);
+    add(null); // where a thread's messages end
+  }
+  return hash.digest('hex');
 }
 
 /** What a session's pages are kept by: its body as read (a process that renders again after a collect,
