@@ -156,6 +156,11 @@ export function sessionPageDigest(source: PageSource, page: number): string {
   return digest;
 }
 
+/** Lets go of the session last opened: the index of a long one's pages holds tens of MB (see PagedBody). */
+export function closeSessionPages(): void {
+  openPages = undefined;
+}
+
 function readPage(source: PageSource, page: number): { content: SessionPageContent; digests: Map<number, string> } {
   const root = dataDir();
   const starts = source.pageStarts ?? [0];

@@ -27,6 +27,7 @@ export interface RendererBundle {
   baseUrl: string;
   /** See sessionPageDigest in site/data.ts. */
   sessionPageDigest(head: SessionHead, page: number): string;
+  closeSessionPages(): void;
 }
 
 export async function loadBundle(entry: string): Promise<RendererBundle> {
