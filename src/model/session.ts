@@ -142,23 +142,25 @@ export interface SessionSummary {
  * changes as the session grows. Its times, tokens and statistics are on its first page only, so the pages
  * before its last are not made again each time it grows.
  */
-export interface SessionHead {
-  id: string;
-  source: SourceId;
-  sessionId: string;
-  title: string;
-  cwd: string;
-  project: string;
-  gitBranch?: string;
-  cliVersion?: string;
-  startedAt: string;
-  body: string;
-  pageStarts?: number[];
-  pagePrompts?: number[];
-  sourcePresent: boolean;
+export type SessionHead = Pick<
+  SessionSummary,
+  | 'id'
+  | 'source'
+  | 'sessionId'
+  | 'title'
+  | 'cwd'
+  | 'project'
+  | 'gitBranch'
+  | 'cliVersion'
+  | 'startedAt'
+  | 'body'
+  | 'pageStarts'
+  | 'pagePrompts'
+  | 'sourcePresent'
+> & {
   /** hadMainTranscript of its files. */
   hadMain: boolean;
-}
+};
 
 export function sessionHead(summary: SessionSummary): SessionHead {
   const head: SessionHead = {
