@@ -180,8 +180,8 @@ function readPage(source: PageSource, page: number): { content: SessionPageConte
   };
 }
 
-/** A message at a time: a page of 300 messages with whole tool outputs can hold hundreds of MB, more than one
- * string of JSON should. */
+/** A message at a time: a page's messages hold their tools' whole outputs (its size bound counts only what the
+ * page shows of them), so a page can be far bigger than one string of JSON should be. */
 function digestOf(content: SessionPageContent): string {
   const hash = createHash('sha256');
   const add = (value: unknown) => hash.update(JSON.stringify(value) ?? 'undefined').update('\n');

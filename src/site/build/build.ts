@@ -238,7 +238,9 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
       continue;
     }
     if (later && known?.inputs && (await intact(outDir, route.output, known))) {
-      const inputs = hash(inputsBase.get(route.output)!, bundle.sessionPageDigest(later.head, later.page));
+      // A body that cannot be read now is not the same: the page is rendered, and says so.
+      const digest = readDigest(bundle, route);
+      const inputs = digest && hash(inputsBase.get(route.output)!, digest);
       if (inputs === known.inputs) {
         outputs[route.output]!.inputs = inputs;
         continue;

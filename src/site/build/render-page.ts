@@ -76,14 +76,15 @@ export function laterSessionPage(route: RouteToRender): { head: SessionHead; pag
   return { head, page };
 }
 
-/** The digest of what a later session page (laterSessionPage) read from the session's body, once rendered. */
+/** The digest of what a later session page (laterSessionPage) reads from the session's body (kept from its render,
+ * or read now); undefined when the body cannot be read. */
 export function readDigest(bundle: RendererBundle, route: RouteToRender): string | undefined {
   const later = laterSessionPage(route);
   if (!later) return undefined;
   try {
     return bundle.sessionPageDigest(later.head, later.page);
   } catch {
-    return undefined; // the page said it could not be shown; it is made again by the next build
+    return undefined; // rendered (again), the page says it could not be shown
   }
 }
 
