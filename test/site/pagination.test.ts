@@ -242,6 +242,28 @@ describe('long sessions', () => {
     expect(await fs.readFile(pageFile(middle).replace(out, full), 'utf8')).toBe(rewritten);
   });
 
+  it('renders a later page whose body cannot be read when its digest is compared, saying so', async () => {
+    const home = await tempDir('long-unreadable');
+    await writeTurns(home, SESSION_ID, 700, '2026-04-01T00:00:00Z', (t) => ({
+      prompt: `Question ${t}`,
+      answer: `Answer ${t}`,
+    }));
+    const data = path.join(home, 'data');
+    const out = path.join(home, 'dist');
+    const build = () => runCli(['build', '--home', home, '--data', data, '--out', out, '--tz', 'UTC']);
+    expect((await build()).code).toBe(0);
+    // The body's header is damaged and the archive's index is newer: the later pages' first keys changed, and
+    // their digests cannot be taken.
+    await fs.writeFile(path.join(data, 'sessions', 'claude-code', `${SESSION_ID}.json`), '{');
+    const index = path.join(data, 'index', 'sessions.json');
+    await fs.utimes(index, new Date(), new Date(Date.now() + 5000));
+    const run = await build();
+    expect(run.code, run.stderr).toBe(0);
+    const third = `sessions/claude-code/${SESSION_ID}/page/3/index.html`;
+    expect(run.stderr).toContain(`${third}: the page of session claude-code/${SESSION_ID} could not be rendered`);
+    expect(await fs.readFile(path.join(out, third), 'utf8')).toContain('This page could not be shown');
+  });
+
   it('links every page of a short session, and only the ends and the neighbours of a long one', () => {
     expect(pageLinks(3, 9)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
     expect(pageLinks(1, 2234)).toEqual([1, 2, 3, null, 2234]);
