@@ -38,7 +38,12 @@ describe('the Copy Markdown button', () => {
     await button.click();
     await expect.poll(() => page.locator('[data-copy-status]').textContent()).toBe('Copied.');
     const copied = await page.evaluate(() => navigator.clipboard.readText());
-    expect(copied).toBe(await fs.readFile(path.join(site.outDir, 'weeks', '2026-W10.md'), 'utf8'));
+    const file = await fs.readFile(path.join(site.outDir, 'weeks', '2026-W10.md'), 'utf8');
+    expect(copied).toBe(file);
+    // "Show the Markdown" shows the same file's text, which the page itself does not carry.
+    await expect(page.locator('pre[data-markdown]').textContent()).resolves.toBe('');
+    await page.getByText('Show the Markdown').click();
+    await expect.poll(() => page.locator('pre[data-markdown]').textContent()).toBe(file);
     expect(errors).toEqual([]);
     await context.close();
   });

@@ -72,7 +72,7 @@ describe('report pages in Chromium', () => {
     const page = await browser.newPage({ viewport: { width: 1200, height: 900 }, colorScheme: 'dark' });
     await page.goto(`${server.url}/days/2026-03-03/`);
     await expect(page.locator('h1').textContent()).resolves.toContain('2026-03-03');
-    await expect(page.locator('.prompts li').count()).resolves.toBe(9);
+    await expect(page.locator('.report-prompts li').count()).resolves.toBe(9);
     await page.getByRole('link', { name: 'This day as Markdown' }).click();
     await expect(page.locator('body').textContent()).resolves.toContain('# 2026-03-03 (Tue)');
 

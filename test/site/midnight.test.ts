@@ -53,7 +53,9 @@ describe('a session that crosses midnight', () => {
     expect(texts(doc, '.report-session-head .time')).toEqual(['23:11 – 00:05 (next day)']);
     const markdown = await fs.readFile(path.join(out, 'days', '2026-04-01.md'), 'utf8');
     expect(markdown).toContain('- **23:11 – 00:05 (next day)** ');
-    expect(doc.querySelector('pre[data-markdown]')!.textContent).toBe(markdown);
+    expect(doc.querySelector('details[data-markdown-from]')!.getAttribute('data-markdown-from')).toBe(
+      '/days/2026-04-01.md',
+    );
   });
 
   it('says where it began on the next day, in each place the same', async () => {

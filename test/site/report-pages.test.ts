@@ -36,23 +36,48 @@ describe('report content on the day and week pages', () => {
     // The old-project prompts have no transcript, so no project page to link to.
     expect(doc.querySelector('.report-project h3 a[href*="old-project"]')).toBeNull();
 
-    // The Markdown on the page is the .md file, and the copy button's script is an external file of the site.
-    const markdown = doc.querySelector('pre[data-markdown]')!.textContent;
-    expect(markdown).toBe(await fs.readFile(path.join(site.outDir, 'days', '2026-03-03.md'), 'utf8'));
-    expect(doc.querySelector('button[data-copy-markdown]')).not.toBeNull();
+    // The page does not carry the Markdown: its copy button and "Show the Markdown" read the .md file beside it,
+    // and the copy button's script is an external file of the site.
+    const markdown = await fs.readFile(path.join(site.outDir, 'days', '2026-03-03.md'), 'utf8');
+    expect(markdown).toContain('Add rate limiting to the /login endpoint');
+    expect(doc.querySelector('pre[data-markdown]')!.textContent).toBe('');
+    expect(doc.body.textContent).not.toContain('## Projects');
+    expect(doc.querySelector('button[data-copy-markdown]')!.getAttribute('data-copy-markdown')).toBe(
+      '/days/2026-03-03.md',
+    );
+    expect(doc.querySelector('details[data-markdown-from]')!.getAttribute('data-markdown-from')).toBe(
+      '/days/2026-03-03.md',
+    );
     const scripts = [...doc.querySelectorAll('script')];
     expect(scripts.map((s) => s.getAttribute('src'))).toEqual(['/search.js', '/copy-markdown.js']);
     expect(scripts.every((s) => s.textContent === '')).toBe(true);
     expect(existsSync(path.join(site.outDir, 'copy-markdown.js'))).toBe(true);
   });
 
+  it("shows each of the day's prompts once: under its session in its project", async () => {
+    const doc = await page('days/2026-03-03');
+    const lines = texts(doc, '.report-prompts li .plain');
+    expect(lines).toContain('migrate the cron jobs to systemd timers'); // only in the prompt history
+    const total = texts(doc, '.totals li').find((t) => / prompts?$/.test(t))!;
+    expect(lines.length).toBe(parseInt(total, 10));
+    // Once as a prompt (a session's first prompt is also its title, as a link); no second list of them.
+    const plain = texts(doc, '.plain');
+    for (const line of lines)
+      expect(
+        plain.filter((t) => t === line),
+        line,
+      ).toHaveLength(1);
+    expect(doc.querySelector('ol.prompts, .prompt-text')).toBeNull();
+  });
+
   it('gives the week the top projects, per-day rows and each session with its day', async () => {
     const doc = await page('weeks/2026-W10');
     expect(texts(doc, 'table.projects tbody td:first-child')[0]).toBe('webapp');
     expect(texts(doc, '.report-session-head .time')[0]).toBe('03-02 18:00–18:19');
-    expect(doc.querySelector('pre[data-markdown]')!.textContent).toBe(
-      await fs.readFile(path.join(site.outDir, 'weeks', '2026-W10.md'), 'utf8'),
+    expect(doc.querySelector('button[data-copy-markdown]')!.getAttribute('data-copy-markdown')).toBe(
+      '/weeks/2026-W10.md',
     );
+    expect(await fs.readFile(path.join(site.outDir, 'weeks', '2026-W10.md'), 'utf8')).toMatch(/^# Week 2026-W10 /);
   });
 });
 
