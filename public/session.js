@@ -95,6 +95,36 @@
         location.href = link.href;
       });
   });
+  // A message's time shows the clock; its tooltip the date and the zone's offset, made here from `datetime` in
+  // the site's zone (the thread's data-tz) when the pointer first comes over it. "*": estimated.
+  var formatter;
+  function fullTime(time) {
+    var date = new Date(time.getAttribute('datetime'));
+    if (isNaN(date.getTime())) return '';
+    if (!formatter) {
+      var options = { year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit' };
+      options.second = '2-digit';
+      options.hourCycle = 'h23';
+      options.timeZoneName = 'longOffset';
+      var thread = time.closest('.thread');
+      try {
+        formatter = new Intl.DateTimeFormat('en-CA', Object.assign({ timeZone: thread && thread.dataset.tz }, options));
+      } catch (error) {
+        formatter = new Intl.DateTimeFormat('en-CA', options);
+      }
+    }
+    var part = {};
+    formatter.formatToParts(date).forEach(function (p) {
+      part[p.type] = p.value;
+    });
+    var offset = (part.timeZoneName || '').replace(/^GMT/, '') || '+00:00';
+    var text = part.year + '-' + part.month + '-' + part.day + ' ' + part.hour + ':' + part.minute + ':' + part.second;
+    return text + ' ' + offset + (/\*$/.test(time.textContent) ? ' (estimated)' : '');
+  }
+  document.addEventListener('mouseover', function (event) {
+    var time = event.target && event.target.closest ? event.target.closest('.thread time[datetime]') : null;
+    if (time && !time.title) time.title = fullTime(time);
+  });
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', addCopyButtons);
   else addCopyButtons();
 })();

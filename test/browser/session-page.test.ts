@@ -4,6 +4,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { launchChromium, startPreview } from '../helpers/browser.ts';
 import { REPO, SESSION } from '../helpers/paths.ts';
+import { formatInZone } from '../../src/site/format.ts';
 
 const site = inject('site');
 let browser: Browser;
@@ -50,6 +51,26 @@ describe('a session page in Chromium', () => {
 
     await fs.mkdir(path.join(REPO, 'test-results'), { recursive: true });
     await page.screenshot({ path: path.join(REPO, 'test-results', 'session-page.png'), fullPage: true });
+    await page.close();
+  });
+
+  it("gives a message's time its date and the zone's offset as a tooltip, in the site's zone", async () => {
+    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    await page.goto(`${server.url}/sessions/claude-code/${SESSION.A}/`);
+    const time = page.locator('.thread time[datetime]').first();
+    const datetime = (await time.getAttribute('datetime'))!;
+    await expect(time.getAttribute('title')).resolves.toBeNull();
+    // The test site is built with --tz Asia/Tokyo.
+    await time.hover();
+    const tokyo = formatInZone(datetime, 'yyyy-MM-dd HH:mm:ss xxx', 'Asia/Tokyo');
+    expect(tokyo).toMatch(/ \+09:00$/);
+    await expect(time.getAttribute('title')).resolves.toBe(tokyo);
+    await expect(time.textContent()).resolves.toBe(tokyo.slice(11, 19));
+    // A site built in UTC says so in its thread: "+00:00".
+    await page.reload();
+    await page.evaluate(() => (document.querySelector<HTMLElement>('.thread')!.dataset.tz = 'UTC'));
+    await time.hover();
+    await expect(time.getAttribute('title')).resolves.toBe(formatInZone(datetime, 'yyyy-MM-dd HH:mm:ss xxx', 'UTC'));
     await page.close();
   });
 

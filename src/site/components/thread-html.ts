@@ -48,11 +48,11 @@ async function itemHtml(item: ViewItem, timeZone: string, share: boolean): Promi
     `${attr('data-prompt', item.kind === 'prompt' ? '' : undefined)}>`;
   if (item.more) for (const i of item.more) html += `<span class="anchor"${attr('id', messageAnchor(i))}></span>`;
   if (item.kind !== 'hidden' && item.timestamp) {
-    // One zoned format per message (they are the costliest part of a long page): the clock time is cut out of it.
-    const full = formatInZone(item.timestamp, 'yyyy-MM-dd HH:mm:ss xxx', timeZone);
+    // The date and zone come as a tooltip from public/session.js, made from `datetime`: written out for each
+    // message they were a fiftieth of a long page.
     html +=
-      `<time${attr('datetime', item.timestamp)}${attr('title', full + (item.estimated ? ' (estimated)' : ''))}>` +
-      `${text(full.slice(11, 19))}${item.estimated ? '*' : ''}</time>`;
+      `<time${attr('datetime', item.timestamp)}>` +
+      `${text(formatInZone(item.timestamp, 'HH:mm:ss', timeZone))}${item.estimated ? '*' : ''}</time>`;
   }
   switch (item.kind) {
     case 'prompt':
@@ -137,8 +137,7 @@ function promptHtml(item: Item<'prompt'>, share: boolean): string {
     )
     .join('');
   return (
-    `<section class="bubble prompt"${attr('aria-label', ordinal !== undefined ? `Prompt ${ordinal}` : 'Prompt')}` +
-    `${attr('id', ordinal !== undefined ? promptAnchor(ordinal) : undefined)}${attr('lang', cjkLang(item.text))}>` +
+    `<section class="bubble prompt"${attr('id', ordinal !== undefined ? promptAnchor(ordinal) : undefined)}${attr('lang', cjkLang(item.text))}>` +
     `<div class="who">${number} \nYou${item.queued ? ' (typed while the agent worked)' : ''}</div>` +
     `<div class="plain">${text(item.text)}</div>${images}</section>`
   );
@@ -166,7 +165,7 @@ function answerHtml(item: Item<'answer'>): string {
     )
     .join('');
   return (
-    `<section class="bubble answer" aria-label="Answer"${attr('lang', cjkLang(answerText(item)))}><div class="who">\n` +
+    `<section class="bubble answer"${attr('lang', cjkLang(answerText(item)))}><div class="who">\n` +
     `Assistant${and(item.model, () => `<span class="model">${text(item.model)}</span>`)}${tokens}</div>${segments}</section>`
   );
 }

@@ -175,7 +175,7 @@ async function toolOutput(result: ResultView): Promise<string> {
       `<p class="note">… ${text(result.truncated.toLocaleString('en-US'))} more characters not shown (kept in the data).</p>`,
   );
   return (
-    `<div class="io io-output"${attr('id', `r-${result.id}`)}> <div class="io-label"> ${text(label)} ${exit} ${interrupted} </div> ` +
+    `<div class="io io-output"> <div class="io-label"> ${text(label)} ${exit} ${interrupted} </div> ` +
     `${body} ${images} ${truncated} </div>`
   );
 }
