@@ -81,11 +81,13 @@ describe('build over the fixture home', () => {
     const doc = await page('days/2026-03-03');
     // History #4–9 (fixtures/README.md): #4 is 2026-03-02T16:30Z = 01:30 JST; B's prompts are 08:49–09:18 JST.
     // Codex L1 (10:00:03, 10:00:12 JST) and T1 (11:00:01 JST) add three more (fixtures/CODEX.md).
-    expect(texts(doc, '.prompts time')).toEqual([
+    // Each under its session in its project: in time order once put together. B's are read at the transcript's
+    // times (23:50:00Z and on; the history logs each 300 ms before).
+    expect(texts(doc, '.report-prompts time').sort()).toEqual([
       '01:30',
-      '08:49',
-      '08:53',
-      '09:18',
+      '08:50',
+      '08:54',
+      '09:19',
       '10:00',
       '10:00',
       '10:00',
@@ -97,7 +99,7 @@ describe('build over the fixture home', () => {
       'Why does npm run build fail?',
       'Rename the `usr` variable to `user` in src/app.js',
     ]);
-    expect(texts(doc, '.prompts .badge').length).toBe(3); // the deleted sessions' prompts: history only
+    expect(texts(doc, '.history-only .report-prompts li').length).toBe(3); // the deleted sessions' prompts
     expect(doc.querySelector('a[rel=prev]')?.getAttribute('href')).toBe('/days/2026-03-02/');
     expect(doc.querySelector('a[rel=next]')?.getAttribute('href')).toBe('/days/2026-03-04/');
   });
