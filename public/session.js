@@ -95,8 +95,9 @@
         location.href = link.href;
       });
   });
+  // Tooltips made when the pointer first comes over them (the page would carry them for every message).
   // A message's time shows the clock; its tooltip the date and the zone's offset, made here from `datetime` in
-  // the site's zone (the thread's data-tz) when the pointer first comes over it. "*": estimated.
+  // the site's zone (the thread's data-tz). "*": estimated.
   var formatter;
   function fullTime(time) {
     var date = new Date(time.getAttribute('datetime'));
@@ -121,9 +122,22 @@
     var text = part.year + '-' + part.month + '-' + part.day + ' ' + part.hour + ':' + part.minute + ':' + part.second;
     return text + ' ' + offset + (/\*$/.test(time.textContent) ? ' (estimated)' : '');
   }
+  // An answer's tokens: their kinds, as the site's other token tooltips write them.
+  function usageTitle(span) {
+    var n = span.getAttribute('data-usage').split(' ').map(Number);
+    if (n.length !== 4 || n.some(isNaN)) return '';
+    var f = function (x) {
+      return x.toLocaleString('en-US');
+    };
+    return 'input ' + f(n[0]) + ' · output ' + f(n[1]) + ' · cache read ' + f(n[2]) + ' · cache write ' + f(n[3]);
+  }
   document.addEventListener('mouseover', function (event) {
-    var time = event.target && event.target.closest ? event.target.closest('.thread time[datetime]') : null;
+    var target = event.target && event.target.closest ? event.target : null;
+    if (!target) return;
+    var time = target.closest('.thread time[datetime]');
     if (time && !time.title) time.title = fullTime(time);
+    var tokens = target.closest('.thread .tokens[data-usage]');
+    if (tokens && !tokens.title) tokens.title = usageTitle(tokens);
   });
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', addCopyButtons);
   else addCopyButtons();

@@ -54,7 +54,7 @@ describe('a session page in Chromium', () => {
     await page.close();
   });
 
-  it("gives a message's time its date and the zone's offset as a tooltip, in the site's zone", async () => {
+  it("gives a message's time its date and zone offset, and an answer's tokens their kinds, as tooltips", async () => {
     const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
     await page.goto(`${server.url}/sessions/claude-code/${SESSION.A}/`);
     const time = page.locator('.thread time[datetime]').first();
@@ -71,6 +71,13 @@ describe('a session page in Chromium', () => {
     await page.evaluate(() => (document.querySelector<HTMLElement>('.thread')!.dataset.tz = 'UTC'));
     await time.hover();
     await expect(time.getAttribute('title')).resolves.toBe(formatInZone(datetime, 'yyyy-MM-dd HH:mm:ss xxx', 'UTC'));
+    // An answer's tokens by kind, as the page's other token tooltips write them (fixtures/README.md: L7–9).
+    const tokens = page.locator('.thread .tokens').first();
+    await expect(tokens.getAttribute('title')).resolves.toBeNull();
+    await tokens.hover();
+    await expect(tokens.getAttribute('title')).resolves.toBe(
+      'input 100 · output 120 · cache read 1,000 · cache write 200',
+    );
     await page.close();
   });
 

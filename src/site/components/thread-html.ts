@@ -4,9 +4,9 @@
  * put into the page by SessionPage.astro.
  */
 import { messageAnchor, promptAnchor } from '../../model/routes.ts';
-import type { MessageSegment } from '../../model/message.ts';
+import type { MessageSegment, TokenUsage } from '../../model/message.ts';
 import { INLINE_IMAGE_MAX_BYTES, type ViewItem } from '../../transcript/session-view.ts';
-import { compactNumber, formatInZone, tokenTitle, totalTokens } from '../format.ts';
+import { compactNumber, formatInZone, totalTokens } from '../format.ts';
 import { byteSize, cjkLang } from '../text-lang.ts';
 import { and, attr, longText, text, toolBody } from './session/html.ts';
 
@@ -49,10 +49,11 @@ async function itemHtml(item: ViewItem, timeZone: string, share: boolean): Promi
   if (item.more) for (const i of item.more) html += `<span class="anchor"${attr('id', messageAnchor(i))}></span>`;
   if (item.kind !== 'hidden' && item.timestamp) {
     // The date and zone come as a tooltip from public/session.js, made from `datetime`: written out for each
-    // message they were a fiftieth of a long page.
+    // message they were a fiftieth of a long page. The clock is cut out of the full zoned time, which is worked out
+    // once a minute (formatInZone's other patterns go through Intl on every call).
     html +=
       `<time${attr('datetime', item.timestamp)}>` +
-      `${text(formatInZone(item.timestamp, 'HH:mm:ss', timeZone))}${item.estimated ? '*' : ''}</time>`;
+      `${text(formatInZone(item.timestamp, 'yyyy-MM-dd HH:mm:ss xxx', timeZone).slice(11, 19))}${item.estimated ? '*' : ''}</time>`;
   }
   switch (item.kind) {
     case 'prompt':
@@ -143,12 +144,18 @@ function promptHtml(item: Item<'prompt'>, share: boolean): string {
   );
 }
 
+/** An answer's tokens as `input output cacheRead cacheWrite`: public/session.js makes its tooltip of them (as
+ * tokenTitle writes it) when the pointer comes over it; written out for each answer, it was a fortieth of a page. */
+function usageNumbers(usage: TokenUsage): string {
+  return `${usage.input} ${usage.output} ${usage.cacheRead} ${usage.cacheCreation}`;
+}
+
 function answerHtml(item: Item<'answer'>): string {
   const usage = item.usage;
   const tokens = and(
     usage,
     () =>
-      `<span class="tokens"${attr('title', tokenTitle(usage!))}>${text(compactNumber(totalTokens(usage!)))} tokens\n</span>`,
+      `<span class="tokens"${attr('data-usage', usageNumbers(usage!))}>${text(compactNumber(totalTokens(usage!)))} tokens\n</span>`,
   );
   const segments = item.segments
     .map((seg) =>
