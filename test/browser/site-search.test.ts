@@ -88,6 +88,27 @@ describe('site search in Chromium', () => {
     }
   });
 
+  it("fetches the filters' values after the results of a query typed as the page opens, not before them", async () => {
+    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    // For each filter file Pagefind asks for (from its worker), what the result list showed when it asked.
+    const shownWhenAsked: string[] = [];
+    await page.route('**/*.pf_filter', async (route) => {
+      shownWhenAsked.push(
+        await page.evaluate(
+          () => document.querySelector<HTMLElement>('form.site-search .site-search-results')?.dataset.query ?? '',
+        ),
+      );
+      await route.continue();
+    });
+    await page.goto(`${server.url}/`);
+    expect(await search(page, 'ログイン')).toContain(C_HIT);
+    // Then the selects fill.
+    await page.waitForFunction(() => document.querySelectorAll('form.site-search select option').length > 3);
+    expect(shownWhenAsked.length).toBeGreaterThan(0);
+    expect(shownWhenAsked).toEqual(shownWhenAsked.map(() => 'ログイン'));
+    await page.close();
+  });
+
   it('loads the index chunks of what is typed at once, before the box waits for the typing to pause', async () => {
     const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
     await page.goto(`${server.url}/days/2026-03-04/`);

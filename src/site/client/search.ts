@@ -57,6 +57,15 @@ function setUp(form: HTMLFormElement): void {
   let generation = 0;
   let timer: number | undefined;
   let settingUp = false;
+  let filtersFilled: Promise<void> | undefined;
+  const loadFilters = (pagefind: PagefindApi): Promise<void> =>
+    (filtersFilled ??= pagefind
+      .filters()
+      .then((filters) => fillFilters(filters, selects))
+      .catch(() => {
+        // Unreadable now (a dropped connection): asked again after the next query.
+        filtersFilled = undefined;
+      }));
 
   const load = (): Promise<PagefindApi | undefined> => {
     api ??= (async () => {
@@ -77,8 +86,10 @@ function setUp(form: HTMLFormElement): void {
       await pagefind.options({ excerptLength: 0 });
       await pagefind.init();
       await Promise.all(shards.slice(1).map((shard) => pagefind.mergeIndex(`${root}${shard}/`)));
-      // The filters' values come in their own time: a query need not wait for every shard's filter lists.
-      void pagefind.filters().then((filters) => fillFilters(filters, selects));
+      // The filters' values (three files a shard) come now when the index was loaded while the page sat idle.
+      // When someone is already in the box, they come after the query's results: fetched at once, they kept the
+      // index chunks of a query typed as the page opened waiting behind them in Pagefind's queue.
+      if (document.activeElement !== input && !input.value) void loadFilters(pagefind);
       return pagefind;
     })().catch((error: unknown) => {
       // The list unreadable (the site being rebuilt, a dropped connection): the next query asks again. Once
@@ -156,6 +167,7 @@ function setUp(form: HTMLFormElement): void {
     // What the list shows (for scripts and tests that wait for a query's results).
     list.dataset.query = query;
     list.dataset.filters = JSON.stringify(filters);
+    void loadFilters(pagefind);
   };
 
   input.addEventListener('focus', () => {
@@ -182,7 +194,18 @@ function setUp(form: HTMLFormElement): void {
         .catch(ignore);
     timer = window.setTimeout(() => void run(), 80);
   });
-  for (const select of selects) select.addEventListener('change', () => void run());
+  for (const select of selects) {
+    select.addEventListener('change', () => void run());
+    // Opened before any query: its values are fetched now.
+    for (const type of ['pointerdown', 'focus'])
+      select.addEventListener(
+        type,
+        () =>
+          void load()
+            .then((pagefind) => pagefind && loadFilters(pagefind))
+            .catch(ignore),
+      );
+  }
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     list.querySelector('a')?.click();
