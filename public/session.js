@@ -103,10 +103,16 @@
     var date = new Date(time.getAttribute('datetime'));
     if (isNaN(date.getTime())) return '';
     if (!formatter) {
-      var options = { year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit' };
-      options.second = '2-digit';
-      options.hourCycle = 'h23';
-      options.timeZoneName = 'longOffset';
+      var options = {
+        year: 'numeric',
+        month: '2-digit',
+        day: '2-digit',
+        hour: '2-digit',
+        minute: '2-digit',
+        second: '2-digit',
+        hourCycle: 'h23',
+        timeZoneName: 'longOffset',
+      };
       var thread = time.closest('.thread');
       try {
         formatter = new Intl.DateTimeFormat('en-CA', Object.assign({ timeZone: thread && thread.dataset.tz }, options));
