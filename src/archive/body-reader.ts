@@ -80,12 +80,20 @@ async function* readBodyLines(
  * with more than one page is read a page at a time (see PagedBody); anything else is read whole and
  * `cut` into pages. Undefined when the body is missing.
  */
+/** A session's body read a page at a time: `digest(n)`, where known, is that of what the last `page(n)` read
+ * (see PagedBody.digest). */
+export interface SessionPages {
+  summary: SessionSummary;
+  page(page: number): Session;
+  digest?(page: number): string | undefined;
+}
+
 export function openSessionPages(
   root: string,
   relative: string,
   starts: number[],
   cut: (session: Session, page: number) => Session,
-): { summary: SessionSummary; page(page: number): Session } | undefined {
+): SessionPages | undefined {
   let header: SessionBody | BodyHeader;
   try {
     header = JSON.parse(readFileSync(path.join(root, relative), 'utf8'));
@@ -96,7 +104,7 @@ export function openSessionPages(
     const v2 = header as BodyHeader;
     try {
       const paged = new PagedBody(path.join(root, path.dirname(relative), v2.messages), v2.session, starts);
-      return { summary: v2.summary, page: (n) => paged.page(n) };
+      return { summary: v2.summary, page: (n) => paged.page(n), digest: (n) => paged.digest(n) };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }

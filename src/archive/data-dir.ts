@@ -7,6 +7,7 @@ export {
   bodyMessages,
   bodyMessagesButToolResults,
   openSessionPages,
+  type SessionPages,
   readBodyFile,
   readBodyFileSync,
 } from './body-reader.ts';

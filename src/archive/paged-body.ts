@@ -1,3 +1,4 @@
+import { createHash, type Hash } from 'node:crypto';
 import { closeSync, openSync, readSync } from 'node:fs';
 import { applyPatch, type BodyLine, MAIN_THREAD, type MessagePatch } from '../model/body.ts';
 import type { NormalizedMessage } from '../model/message.ts';
@@ -30,6 +31,8 @@ export class PagedBody {
   private mainCount = 0;
   /** Offsets of lines that do not parse (skipped, with a warning). */
   private readonly damaged = new Set<number>();
+  /** page → the digest of the bytes its last read read (see `digest`). */
+  private readonly digests = new Map<number, string>();
 
   constructor(
     private readonly file: string,
@@ -86,6 +89,7 @@ export class PagedBody {
     const messages: NormalizedMessage[] = [];
     const offset = this.pageOffsets[page - 1];
     let skipped = 0;
+    const read = createHash('sha256');
     const fd = openSync(this.file, 'r');
     try {
       if (offset !== undefined && from < to) {
@@ -94,7 +98,7 @@ export class PagedBody {
           const peek = peekLine(line);
           if (peek.kind !== 'message' || peek.thread !== MAIN_THREAD) return true;
           try {
-            messages.push(this.patched(fd, MAIN_THREAD, line));
+            messages.push(this.patched(fd, MAIN_THREAD, line, read));
           } catch (error) {
             archiveWarning({ file: this.file, message: `${badArchiveLine(false, error)} (at byte ${at})` });
             skipped += 1;
@@ -106,29 +110,47 @@ export class PagedBody {
         messages.flatMap((m) => (m.source_type === 'tool_call' && m.tool_call ? [m.tool_call.call_id] : [])),
       );
       const last = page === this.starts.length;
+      // What the page reads besides its lines: the session's header, where its subagents are listed.
+      read.update(`\n${JSON.stringify(this.header.resumedFrom ?? null)}\n`);
       const subagents = this.header.subagents
         .filter((a) => (a.parentCallId ? calls.has(a.parentCallId) : last))
-        .map((agent) => ({
-          ...agent,
-          messages: (this.agentLines.get(agent.agentId) ?? []).flatMap((span) => {
+        .map((agent) => {
+          read.update(`\n${JSON.stringify(agent)}\n`);
+          const lines = this.agentLines.get(agent.agentId) ?? [];
+          const agentMessages = lines.flatMap((span) => {
             try {
-              return [this.patched(fd, agent.agentId, readSpan(fd, span))];
+              return [this.patched(fd, agent.agentId, readSpan(fd, span), read)];
             } catch (error) {
               archiveWarning({ file: this.file, message: `${badArchiveLine(false, error)} (at byte ${span.offset})` });
               return [];
             }
-          }),
-        }));
+          });
+          return { ...agent, messages: agentMessages };
+        });
+      this.digests.set(page, read.digest('hex'));
       return { ...this.header, messages, subagents };
     } finally {
       closeSync(fd);
     }
   }
 
-  private patched(fd: number, thread: string, line: Buffer): NormalizedMessage {
+  /**
+   * A digest of all that the last read of page `page` read from the file and the header: the bytes of its lines
+   * and their patches, and its subagents' entries. The same bytes are the same page, so it stays the same when
+   * the session grows past the page; hashing bytes costs far less than hashing the parsed messages again.
+   */
+  digest(page: number): string | undefined {
+    return this.digests.get(page);
+  }
+
+  /** A message line parsed with its patches applied; every byte read goes into `read`. */
+  private patched(fd: number, thread: string, line: Buffer, read: Hash): NormalizedMessage {
+    read.update(line).update('\n');
     const { message } = JSON.parse(line.toString('utf8')) as Extract<BodyLine, { message: unknown }>;
     for (const span of this.patches.get(thread)?.get(message.id) ?? []) {
-      applyPatch(message, (JSON.parse(readSpan(fd, span).toString('utf8')) as { patch: MessagePatch }).patch);
+      const patch = readSpan(fd, span);
+      read.update(patch).update('\n');
+      applyPatch(message, (JSON.parse(patch.toString('utf8')) as { patch: MessagePatch }).patch);
     }
     return message;
   }

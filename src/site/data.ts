@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { openSessionPages } from '../archive/data-dir.ts';
+import { openSessionPages, type SessionPages } from '../archive/data-dir.ts';
 import { renderMarkdown } from '../transcript/markdown.ts';
 import { RenderCache } from '../transcript/render-cache.ts';
 import { attachHtml } from '../transcript/render-session.ts';
@@ -68,8 +68,26 @@ function nonEmpty(relative: string): boolean {
 /** Size and mtime of the index files the collections load: part of every cache key over them, as one
  * process (`serve --watch`) renders the site again after each collect with the same modules loaded. */
 export function indexStamp(): string {
+  if (held !== undefined) return held;
   const root = dataDir();
   return root ? archiveIndexStamp(root) : '';
+}
+
+let held: string | undefined;
+
+/**
+ * Runs `render` with the index files stat'ed once, not again by every page and component that asks for the
+ * indexes (a dozen stats each time: 1-2 % of a first build's render). For a render worker's task: the build
+ * holds the archive's lock, so no collect changes the index during it.
+ */
+export async function withIndexStampHeld<T>(render: () => Promise<T>): Promise<T> {
+  held = undefined;
+  held = indexStamp();
+  try {
+    return await render();
+  } finally {
+    held = undefined;
+  }
 }
 
 export function hasSummaries(): boolean {
@@ -97,7 +115,7 @@ export function loadHistoryPrompts(): HistoryPrompt[] {
 }
 
 let cache: { root: string | undefined; value: RenderCache | undefined } | undefined;
-let openPages: { key: string; pages: { page(page: number): Session }; digests: Map<number, string> } | undefined;
+let openPages: { key: string; pages: SessionPages; digests: Map<number, string> } | undefined;
 
 function renderCache(): RenderCache | undefined {
   const root = dataDir();
@@ -125,8 +143,8 @@ export type PageSource = Pick<SessionHead, 'body' | 'pageStarts'>;
  * render cache the CLI fills before the build; the rest marked renders here.
  */
 export function loadSessionPage(source: PageSource, page: number): SessionPageContent {
-  const { content, digests } = readPage(source, page);
-  if (page > 1 && !digests.has(page)) digests.set(page, digestOf(content));
+  const { content, digests, digest } = readPage(source, page);
+  if (page > 1 && !digests.has(page)) digests.set(page, digest ?? digestOf(content));
   const rendered = renderCache();
   const store = rendered && { get: (markdown: string) => rendered.get(markdown) };
   attachHtml(content, (text) => renderMarkdown(text, store));
@@ -150,9 +168,9 @@ export function sessionPageDigest(source: PageSource, page: number): string {
   // Made when the page rendered (see loadSessionPage), or else now.
   const known = openPages?.key === pagesKey(source) ? openPages.digests.get(page) : undefined;
   if (known !== undefined) return known;
-  const { content, digests } = readPage(source, page);
-  const digest = digestOf(content);
-  digests.set(page, digest);
+  const read = readPage(source, page);
+  const digest = read.digest ?? digestOf(read.content);
+  read.digests.set(page, digest);
   return digest;
 }
 
@@ -161,7 +179,10 @@ export function closeSessionPages(): void {
   openPages = undefined;
 }
 
-function readPage(source: PageSource, page: number): { content: SessionPageContent; digests: Map<number, string> } {
+function readPage(
+  source: PageSource,
+  page: number,
+): { content: SessionPageContent; digests: Map<number, string>; digest: string | undefined } {
   const root = dataDir();
   const starts = source.pageStarts ?? [0];
   // The pages of a long session are built one after another: open it once for all of them.
@@ -177,10 +198,11 @@ function readPage(source: PageSource, page: number): { content: SessionPageConte
   return {
     content: resumedFrom ? { messages, subagents, resumedFrom } : { messages, subagents },
     digests: openPages.digests,
+    digest: openPages.pages.digest?.(page),
   };
 }
 
-/** A message at a time: a page's messages hold their tools' whole outputs (its size bound counts only what the
+/** For a page not read through PagedBody (an old body format). A message at a time: a page's messages hold their tools' whole outputs (its size bound counts only what the
  * page shows of them), so a page can be far bigger than one string of JSON should be. */
 function digestOf(content: SessionPageContent): string {
   const hash = createHash('sha256');

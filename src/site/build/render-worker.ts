@@ -66,16 +66,21 @@ function routesOf(siteKey: string, module: string): Promise<Map<string, RouteToR
 /** Renders pages with the compiled renderer and writes the ones whose bytes changed, off the main thread. */
 export default async function renderTask({ outputs, modules, siteKey, force }: RenderTask): Promise<RenderTaskResult> {
   try {
-    const files = [];
-    for (const [i, output] of outputs.entries()) {
-      const route = (await routesOf(siteKey, modules[i]!)).get(output);
-      if (!route) throw new Error(`the renderer has no route for ${output} (did the archive change during the build?)`);
-      const file = path.join(outDir, route.output);
-      const { written, error } = await (await renderer).renderOrExplain(file, route, force);
-      const stat = statSync(file);
-      const digest = error === undefined ? readDigest(await bundle, route) : undefined;
-      files.push({ output: route.output, written, size: stat.size, mtimeMs: stat.mtimeMs, error, digest });
-    }
+    const loaded = await bundle;
+    const files = await loaded.withIndexStampHeld(async () => {
+      const done = [];
+      for (const [i, output] of outputs.entries()) {
+        const route = (await routesOf(siteKey, modules[i]!)).get(output);
+        if (!route)
+          throw new Error(`the renderer has no route for ${output} (did the archive change during the build?)`);
+        const file = path.join(outDir, route.output);
+        const { written, error } = await (await renderer).renderOrExplain(file, route, force);
+        const stat = statSync(file);
+        const digest = error === undefined ? readDigest(loaded, route) : undefined;
+        done.push({ output: route.output, written, size: stat.size, mtimeMs: stat.mtimeMs, error, digest });
+      }
+      return done;
+    });
     return { ok: true, files };
   } catch (error) {
     const where = outputs[0] ?? '';

@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { writeStreamIfChanged } from '../../../src/site/build/render-page.ts';
+import { writeIfChanged, writeStreamIfChanged } from '../../../src/site/build/render-page.ts';
 import { tempDir } from '../../helpers/paths.ts';
 
 /** A stream of the text in pieces of `size` bytes, as an endpoint's response comes. */
@@ -47,5 +47,22 @@ describe('writeStreamIfChanged (an endpoint streamed to the disk)', () => {
     expect(await fs.readFile(file, 'utf8')).toBe(text.slice(0, -7));
     // No temporary file is left beside it, written, unchanged or failed.
     expect(await fs.readdir(path.dirname(file))).toEqual(['a.md']);
+  });
+
+  it('makes the folders a file goes in, also after they were removed, and leaves nothing else', async () => {
+    const dir = await tempDir('write-folders');
+    const page = path.join(dir, 'sessions', 'codex', 'x', 'page', '2', 'index.html');
+    const markdown = path.join(dir, 'sessions', 'codex', 'x.md.gz');
+    expect(writeIfChanged(page, Buffer.from('<p>ページ</p>'))).toBe(true);
+    expect(await writeStreamIfChanged(markdown, streamOf('# x\n', 2))).toBe(true);
+    expect(await fs.readFile(page, 'utf8')).toBe('<p>ページ</p>');
+    expect(await fs.readFile(markdown, 'utf8')).toBe('# x\n');
+    // A later build in the same process, after the last one's folder was removed.
+    await fs.rm(path.join(dir, 'sessions'), { recursive: true });
+    expect(writeIfChanged(page, Buffer.from('<p>again</p>'))).toBe(true);
+    expect(await writeStreamIfChanged(markdown, streamOf('# y\n', 3))).toBe(true);
+    expect(await fs.readFile(page, 'utf8')).toBe('<p>again</p>');
+    expect(await fs.readdir(path.join(dir, 'sessions', 'codex'))).toEqual(['x', 'x.md.gz']);
+    expect(await fs.readdir(path.dirname(page))).toEqual(['index.html']);
   });
 });
