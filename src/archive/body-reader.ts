@@ -46,17 +46,21 @@ export async function* bodyMessages(
 export function bodyMessagesButToolResults(
   root: string,
   relative: string,
+  onHeader?: (session: Session) => void,
 ): AsyncGenerator<{ thread: string; message: NormalizedMessage | undefined }> {
-  return readBodyLines(root, relative, toolResultStandIn);
+  return readBodyLines(root, relative, toolResultStandIn, onHeader);
 }
 
+/** `onHeader` is told the session as the body's header has it (its subagents listed), before any message. */
 async function* readBodyLines(
   root: string,
   relative: string,
   standIn?: (bytes: Buffer) => { thread: string } | undefined,
+  onHeader?: (session: Session) => void,
 ): AsyncGenerator<{ thread: string; message: NormalizedMessage | undefined }> {
   const header = await readJsonFile<SessionBody | BodyHeader>(path.join(root, relative));
   if (!header) return;
+  onHeader?.(header.session);
   if (header.version !== 2) {
     const { session } = header as SessionBody;
     for (const message of session.messages) yield { thread: MAIN_THREAD, message };

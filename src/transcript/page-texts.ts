@@ -6,7 +6,6 @@ import { MAIN_THREAD } from '../model/body.ts';
 import { projectName } from '../model/project.ts';
 import type { NormalizedMessage } from '../model/message.ts';
 import type { Session, SessionSummary, SubagentThread } from '../model/session.ts';
-import { readJsonFile } from '../util/fs.ts';
 import { searchableTexts } from '../model/search-text.ts';
 import type { SectionKind } from './page-record.ts';
 
@@ -102,7 +101,9 @@ export interface SessionTexts {
 export async function readSessionTexts(dataDir: string, body: string): Promise<SessionTexts> {
   const collector = new SessionTextCollector();
   const main: PageTextRow[][] = [];
-  for await (const { thread, message } of bodyMessagesButToolResults(dataDir, body)) {
+  let subagents: SubagentThread[] = [];
+  const listed = (session: Session) => (subagents = session.subagents);
+  for await (const { thread, message } of bodyMessagesButToolResults(dataDir, body, listed)) {
     collector.add(thread, message);
     const part = collector.takeMain(TEXT_PART_CHARS);
     if (part) main.push(part);
@@ -110,12 +111,7 @@ export async function readSessionTexts(dataDir: string, body: string): Promise<S
   const rest = collector.takeMain(0);
   // Part 0 always, even empty: it starts the session's texts afresh (see putPart).
   if (rest || main.length === 0) main.push(rest ?? []);
-  return { main, subagents: collector.subagentRows(await bodySubagents(dataDir, body)) };
-}
-
-/** The subagents a body header lists. */
-export async function bodySubagents(dataDir: string, body: string): Promise<SubagentThread[]> {
-  return (await readJsonFile<{ session?: Session }>(path.join(dataDir, body)))?.session?.subagents ?? [];
+  return { main, subagents: collector.subagentRows(subagents) };
 }
 
 /** The stamp the text cache keeps a session's texts by. */

@@ -2,7 +2,8 @@ import { bodyMessagesButToolResults } from '../archive/data-dir.ts';
 import { mayNeedSanitizer, renderMarkdown, type SanitizedStore } from './markdown.ts';
 import { renderKey } from './render-cache.ts';
 import { messageMarkdown } from './render-session.ts';
-import { bodySubagents, type PageTextRow, SessionTextCollector, TEXT_PART_CHARS } from './page-texts.ts';
+import { type PageTextRow, SessionTextCollector, TEXT_PART_CHARS } from './page-texts.ts';
+import type { Session, SubagentThread } from '../model/session.ts';
 
 // One session body's pass for src/transcript/prerender.ts, in a worker (prerender-worker.ts) or, for a few small
 // bodies, on the calling thread.
@@ -56,7 +57,9 @@ export async function prerenderBody(
   const texts = new SessionTextCollector();
   // Tool results are not read: they hold no Markdown and no prompt or answer.
   let part = 0;
-  for await (const { thread, message } of bodyMessagesButToolResults(dataDir, task.body)) {
+  let subagents: SubagentThread[] = [];
+  const listed = (session: Session) => (subagents = session.subagents);
+  for await (const { thread, message } of bodyMessagesButToolResults(dataDir, task.body, listed)) {
     texts.add(thread, message);
     const rows = texts.takeMain(TEXT_PART_CHARS);
     if (rows) send({ type: 'texts', body: task.body, part: part++, rows });
@@ -68,7 +71,7 @@ export async function prerenderBody(
     }
   }
   if (batch.length > 0) send({ type: 'rendered', entries: batch });
-  const subagentTexts = texts.subagentRows(await bodySubagents(dataDir, task.body));
+  const subagentTexts = texts.subagentRows(subagents);
   const rest = texts.takeMain(0) ?? [];
   send({ type: 'done', body: task.body, stamp: task.stamp, segments, part, texts: rest, subagentTexts });
 }

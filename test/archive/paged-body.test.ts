@@ -41,9 +41,10 @@ describe('PagedBody', () => {
     const dataDir = path.join(await tempDir('paged-digest'), 'data');
     await collect({ home: FIXTURE_HOME, env: {}, dataDir, sourceOptions: { explicitHome: 'true' } });
     const data = new DataDir(dataDir);
+    const mainMessages = (body: string) => readBodyFileSync(dataDir, body)!.session.messages.length;
     const summary = (await data.readSummaries())
       .filter((s) => s.source === 'claude-code')
-      .sort((a, b) => b.messageCount - a.messageCount)[0]!;
+      .sort((a, b) => mainMessages(b.body) - mainMessages(a.body))[0]!;
     const whole = readBodyFileSync(dataDir, summary.body)!.session;
     expect(whole.messages.length).toBeGreaterThanOrEqual(6);
     const starts = [0, 2, 4];
