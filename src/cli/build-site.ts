@@ -38,6 +38,8 @@ export interface BuildSiteOptions {
   share?: ShareSettings;
   /** The render pass's timing on stderr. */
   verbose?: boolean;
+  /** Where the verbose lines go (default: stderr). */
+  say?: (line: string) => void;
   /** Render and write every page, whatever the last build left (`build --full`). */
   full?: boolean;
   onProgress?: SiteBuildOptions['onProgress'];
@@ -74,8 +76,9 @@ async function buildSiteLocked(options: BuildSiteOptions): Promise<SiteBuildResu
   // history's is tens of MB of JSON. The pages read their own (the renderer groups and, sharing, cleans them).
   const summaries = await new DataDir(options.dataDir).readSummaries();
   const { sanitized, segments, sessions } = await prerender(options.dataDir, undefined, summaries);
+  const say = options.say ?? ((line: string) => process.stderr.write(line));
   if (options.verbose) {
-    process.stderr.write(
+    say(
       `Markdown: ${sessions} new or changed sessions read, ${segments} segments, ${sanitized} newly sanitized ` +
         `in ${((Date.now() - started) / 1000).toFixed(1)}s\n`,
     );
@@ -110,6 +113,12 @@ async function buildSiteLocked(options: BuildSiteOptions): Promise<SiteBuildResu
     await search?.catch(() => undefined);
     throw error;
   }
+  if (options.verbose && report.compared.read > 0) {
+    say(
+      `Later pages of grown sessions: ${report.compared.read} read to compare, ${report.compared.same} the same ` +
+        `(not rendered)\n`,
+    );
+  }
   // The pages are written: steps over the finished site go here.
   if (withSearch) {
     const { writeSearchScript } = await import('../site/search/site-script.ts');
@@ -117,7 +126,7 @@ async function buildSiteLocked(options: BuildSiteOptions): Promise<SiteBuildResu
     if (!search) startSearch();
     const { result, seconds } = await search!;
     if (options.verbose) {
-      process.stderr.write(
+      say(
         `Site search: ${result.written} of ${countLabel(result.shards, 'shard')} written (${countLabel(result.records, 'page')}, ` +
           `${countLabel(result.read, 'session')} read), ${(result.bytes / 1e6).toFixed(1)} MB in ${seconds.toFixed(1)}s\n`,
       );

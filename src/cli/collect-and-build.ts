@@ -39,6 +39,7 @@ export async function collectAndBuild(
     ...options,
     lock,
     onWarning: (message: string) => io.stderr(`  warning: ${message}\n`),
+    say: (line: string) => io.stderr(line),
     ...(progress ? { onProgress: siteBuildProgress(progress) } : {}),
   }).finally(() => progress?.clear());
   return { collected, built, buildStarted };

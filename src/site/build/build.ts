@@ -94,6 +94,9 @@ export interface SiteBuildReport {
   compiled: boolean;
   /** Files that could not be rendered (each told to `onWarning`), written as a page saying so. */
   failed: string[];
+  /** Later session pages whose body's stamps alone changed, read to compare what they show with the last
+   * build's, and how many of them were the same (not rendered). */
+  compared: { read: number; same: number };
 }
 
 interface OutputRecord {
@@ -102,6 +105,9 @@ interface OutputRecord {
    * when only the body's stamps changed (the session grew past the page), this is still the same, and the page
    * is not made again. */
   inputs?: string;
+  /** That key's part other than the digest (the renderer, the options, the page's props and commits): only when
+   * it is the same is the digest worth taking again. */
+  base?: string;
   size: number;
   mtimeMs: number;
 }
@@ -166,6 +172,7 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
       removed: 0,
       compiled,
       failed: [],
+      compared: { read: 0, same: 0 },
     };
   }
 
@@ -212,6 +219,7 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
   };
   // A later session page's key without its body's stamps, to which what it read of the body is added.
   const inputsBase = new Map<string, string>();
+  const compared = { read: 0, same: 0 };
   for (const route of routes) {
     const summary = sessionOf(route);
     const later = laterSessionPage(route);
@@ -234,15 +242,24 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
     const known = previous?.outputs[route.output];
     outputs[route.output] = { key, size: known?.size ?? 0, mtimeMs: known?.mtimeMs ?? 0 };
     if (known?.key === key && (await intact(outDir, route.output, known))) {
-      if (known.inputs) outputs[route.output]!.inputs = known.inputs;
+      if (known.inputs) Object.assign(outputs[route.output]!, { inputs: known.inputs, base: known.base });
       continue;
     }
-    if (later && known?.inputs && (await intact(outDir, route.output, known))) {
+    // Only the body's stamps changed: the page is the same if what it reads of the body is. (After anything else
+    // changed, an upgrade or another --tz, reading every later page to compare would only cost time and memory.)
+    if (
+      later &&
+      known?.inputs &&
+      known.base === inputsBase.get(route.output) &&
+      (await intact(outDir, route.output, known))
+    ) {
       // A body that cannot be read now is not the same: the page is rendered, and says so.
       const digest = readDigest(bundle, route);
       const inputs = digest && hash(inputsBase.get(route.output)!, digest);
+      compared.read += 1;
       if (inputs === known.inputs) {
-        outputs[route.output]!.inputs = inputs;
+        compared.same += 1;
+        Object.assign(outputs[route.output]!, { inputs, base: known.base });
         continue;
       }
     }
@@ -281,8 +298,8 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
   };
   const recordInputs = (output: string, digest: string | undefined) => {
     const base = inputsBase.get(output);
-    if (base && digest) outputs[output]!.inputs = hash(base, digest);
-    else delete outputs[output]!.inputs;
+    if (base && digest) Object.assign(outputs[output]!, { inputs: hash(base, digest), base });
+    else (delete outputs[output]!.inputs, delete outputs[output]!.base);
   };
   const total = stale.reduce((n, task) => n + task.length, 0);
   options.onOutputs?.(new Set(Object.keys(outputs)), total);
@@ -373,6 +390,7 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
     removed,
     compiled,
     failed,
+    compared,
   };
 }
 
