@@ -79,19 +79,19 @@ async function* readBodyLines(
   }
 }
 
-/**
- * The pages of a session (SessionSummary.pageStarts), synchronously for Astro pages: a version 2 body
- * with more than one page is read a page at a time (see PagedBody); anything else is read whole and
- * `cut` into pages. Undefined when the body is missing.
- */
-/** A session's body read a page at a time: `digest(n)`, where known, is that of what the last `page(n)` read
- * (see PagedBody.digest). */
+/** A session's body as pages. `digest(n)`, where there is one (PagedBody's), is that of what the last `page(n)`
+ * read (see PagedBody.digest). */
 export interface SessionPages {
   summary: SessionSummary;
   page(page: number): Session;
   digest?(page: number): string | undefined;
 }
 
+/**
+ * The pages of a session (SessionSummary.pageStarts), synchronously for Astro pages: a version 2 body
+ * with more than one page is read a page at a time (see PagedBody); anything else is read whole and
+ * `cut` into pages. Undefined when the body is missing.
+ */
 export function openSessionPages(
   root: string,
   relative: string,

@@ -52,7 +52,15 @@ export class PagedBody {
           return true;
         }
         if (peek.kind === 'patch') {
-          const patch = (JSON.parse(line.toString('utf8')) as { patch: MessagePatch }).patch;
+          let patch: MessagePatch;
+          try {
+            patch = (JSON.parse(line.toString('utf8')) as { patch: MessagePatch }).patch;
+          } catch (error) {
+            // A patch that does not parse costs itself only, as a message line that does not parse does.
+            archiveWarning({ file, message: `${badArchiveLine(false, error)} (at byte ${offset})` });
+            this.damaged.add(offset);
+            return true;
+          }
           let byId = this.patches.get(peek.thread);
           if (!byId) this.patches.set(peek.thread, (byId = new Map()));
           const span = { offset, length: line.length };
@@ -89,7 +97,8 @@ export class PagedBody {
     const messages: NormalizedMessage[] = [];
     const offset = this.pageOffsets[page - 1];
     let skipped = 0;
-    const read = createHash('sha256');
+    // Only a later page is known by its digest (the first page's key holds the whole summary).
+    const read = page > 1 ? createHash('sha256') : undefined;
     const fd = openSync(this.file, 'r');
     try {
       if (offset !== undefined && from < to) {
@@ -111,11 +120,11 @@ export class PagedBody {
       );
       const last = page === this.starts.length;
       // What the page reads besides its lines: the session's header, where its subagents are listed.
-      read.update(`\n${JSON.stringify(this.header.resumedFrom ?? null)}\n`);
+      read?.update(`\n${JSON.stringify(this.header.resumedFrom ?? null)}\n`);
       const subagents = this.header.subagents
         .filter((a) => (a.parentCallId ? calls.has(a.parentCallId) : last))
         .map((agent) => {
-          read.update(`\n${JSON.stringify(agent)}\n`);
+          read?.update(`\n${JSON.stringify(agent)}\n`);
           const lines = this.agentLines.get(agent.agentId) ?? [];
           const agentMessages = lines.flatMap((span) => {
             try {
@@ -127,7 +136,7 @@ export class PagedBody {
           });
           return { ...agent, messages: agentMessages };
         });
-      this.digests.set(page, read.digest('hex'));
+      if (read) this.digests.set(page, read.digest('hex'));
       return { ...this.header, messages, subagents };
     } finally {
       closeSync(fd);
@@ -135,21 +144,22 @@ export class PagedBody {
   }
 
   /**
-   * A digest of all that the last read of page `page` read from the file and the header: the bytes of its lines
-   * and their patches, and its subagents' entries. The same bytes are the same page, so it stays the same when
-   * the session grows past the page; hashing bytes costs far less than hashing the parsed messages again.
+   * For a page after the first, a digest of all that its last read read from the file and the header: the bytes
+   * of its lines and their patches, the session's `resumedFrom`, and its subagents' entries, lines and patches.
+   * The same bytes are the same page, so it stays the same when the session grows past the page; hashing bytes
+   * costs far less than hashing the parsed messages again.
    */
   digest(page: number): string | undefined {
     return this.digests.get(page);
   }
 
   /** A message line parsed with its patches applied; every byte read goes into `read`. */
-  private patched(fd: number, thread: string, line: Buffer, read: Hash): NormalizedMessage {
-    read.update(line).update('\n');
+  private patched(fd: number, thread: string, line: Buffer, read: Hash | undefined): NormalizedMessage {
+    read?.update(line).update('\n');
     const { message } = JSON.parse(line.toString('utf8')) as Extract<BodyLine, { message: unknown }>;
     for (const span of this.patches.get(thread)?.get(message.id) ?? []) {
       const patch = readSpan(fd, span);
-      read.update(patch).update('\n');
+      read?.update(patch).update('\n');
       applyPatch(message, (JSON.parse(patch.toString('utf8')) as { patch: MessagePatch }).patch);
     }
     return message;

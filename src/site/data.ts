@@ -202,8 +202,9 @@ function readPage(
   };
 }
 
-/** For a page not read through PagedBody (an old body format). A message at a time: a page's messages hold their tools' whole outputs (its size bound counts only what the
- * page shows of them), so a page can be far bigger than one string of JSON should be. */
+/** For a page not read through PagedBody (a body of the old format, or one whose messages file is missing). A
+ * message at a time: a page's messages hold their tools' whole outputs (its size bound counts only what the page
+ * shows of them), so a page can be far bigger than one string of JSON should be. */
 function digestOf(content: SessionPageContent): string {
   const hash = createHash('sha256');
   const add = (value: unknown) => hash.update(JSON.stringify(value) ?? 'undefined').update('\n');

@@ -5,6 +5,8 @@ import { collect } from '../../src/collect/collect.ts';
 import { DataDir, openSessionPages, readBodyFileSync } from '../../src/archive/data-dir.ts';
 import { sessionPage } from '../../src/transcript/session-view.ts';
 import { MAIN_THREAD } from '../../src/model/body.ts';
+import { setArchiveWarningSink } from '../../src/archive/warnings.ts';
+import type { CollectWarning } from '../../src/util/warnings.ts';
 import { FIXTURE_HOME, tempDir } from '../helpers/paths.ts';
 
 describe('PagedBody', () => {
@@ -51,11 +53,14 @@ describe('PagedBody', () => {
     const open = () => openSessionPages(dataDir, summary.body, starts, (s, n) => sessionPage(s, starts, n))!;
     const digests = (pages = open()) => [1, 2, 3].map((n) => (pages.page(n), pages.digest!(n)));
     const before = digests();
-    expect(new Set(before).size).toBe(3);
+    expect(before[0]).toBeUndefined(); // the first page's key holds the whole summary: it needs none
+    expect(before[1]).toMatch(/^[0-9a-f]{64}$/);
+    expect(before[2]).toMatch(/^[0-9a-f]{64}$/);
+    expect(before[1]).not.toBe(before[2]);
     expect(before).toEqual(digests());
     expect(open().digest!(2)).toBeUndefined(); // known only once the page was read
 
-    // The session grows past page 2 (a message on its last page): pages 1 and 2 read the same bytes.
+    // The session grows past page 2 (a message on its last page): page 2 reads the same bytes, page 3 more.
     const messages = data.messagesPath(summary.body);
     const last = whole.messages.at(-1)!;
     appendFileSync(
@@ -75,7 +80,31 @@ describe('PagedBody', () => {
     const patched = open();
     expect(patched.page(2).messages[0]!.metadata?.usage).toEqual({ input_tokens: 1, output_tokens: 2 });
     const after = digests(patched);
-    expect(after[0]).toBe(before[0]);
     expect(after[1]).not.toBe(before[1]);
+    expect(after[2]).toBe(grown[2]);
+  });
+
+  it('skips a patch line that does not parse, with a warning naming it, and keeps every page', async () => {
+    const dataDir = path.join(await tempDir('paged-bad-patch'), 'data');
+    await collect({ home: FIXTURE_HOME, env: {}, dataDir, sourceOptions: { explicitHome: 'true' } });
+    const data = new DataDir(dataDir);
+    const summary = (await data.readSummaries()).find((s) => s.source === 'claude-code')!;
+    const starts = [0, 2];
+    const open = () => openSessionPages(dataDir, summary.body, starts, (s, n) => sessionPage(s, starts, n))!;
+    const before = [open().page(1), open().page(2)];
+    const messages = data.messagesPath(summary.body);
+    const offset = readFileSync(messages).length;
+    appendFileSync(messages, `{"thread":"","patch":{"id":\n`);
+    const warnings: CollectWarning[] = [];
+    setArchiveWarningSink((w) => warnings.push(w));
+    try {
+      const pages = open();
+      expect([pages.page(1), pages.page(2)]).toEqual(before);
+    } finally {
+      setArchiveWarningSink(undefined);
+    }
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]!.file).toBe(messages);
+    expect(warnings[0]!.message).toMatch(new RegExp(`^damaged line .*; ignored \\(at byte ${offset}\\)$`));
   });
 });

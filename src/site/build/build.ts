@@ -105,8 +105,8 @@ interface OutputRecord {
    * when only the body's stamps changed (the session grew past the page), this is still the same, and the page
    * is not made again. */
   inputs?: string;
-  /** That key's part other than the digest (the renderer, the options, the page's props and commits): only when
-   * it is the same is the digest worth taking again. */
+  /** That key's part other than the body's stamps (the renderer, the options, the page's props and commits):
+   * only when it is the same is the digest worth taking again. */
   base?: string;
   size: number;
   mtimeMs: number;
