@@ -81,7 +81,6 @@ let held: string | undefined;
  * holds the archive's lock, so no collect changes the index during it.
  */
 export async function withIndexStampHeld<T>(render: () => Promise<T>): Promise<T> {
-  held = undefined;
   held = indexStamp();
   try {
     return await render();
@@ -143,8 +142,9 @@ export type PageSource = Pick<SessionHead, 'body' | 'pageStarts'>;
  * render cache the CLI fills before the build; the rest marked renders here.
  */
 export function loadSessionPage(source: PageSource, page: number): SessionPageContent {
-  const { content, digests, digest } = readPage(source, page);
-  if (page > 1 && !digests.has(page)) digests.set(page, digest ?? digestOf(content));
+  const read = readPage(source, page);
+  const { content } = read;
+  if (page > 1) keepDigest(read, page);
   const rendered = renderCache();
   const store = rendered && { get: (markdown: string) => rendered.get(markdown) };
   attachHtml(content, (text) => renderMarkdown(text, store));
@@ -168,8 +168,12 @@ export function sessionPageDigest(source: PageSource, page: number): string {
   // Made when the page rendered (see loadSessionPage), or else now.
   const known = openPages?.key === pagesKey(source) ? openPages.digests.get(page) : undefined;
   if (known !== undefined) return known;
-  const read = readPage(source, page);
-  const digest = read.digest ?? digestOf(read.content);
+  return keepDigest(readPage(source, page), page);
+}
+
+/** A later page's digest, taken as it was read (or kept from an earlier read) and kept for the build to ask for. */
+function keepDigest(read: ReturnType<typeof readPage>, page: number): string {
+  const digest = read.digests.get(page) ?? read.digest ?? digestOf(read.content);
   read.digests.set(page, digest);
   return digest;
 }

@@ -298,8 +298,12 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
   };
   const recordInputs = (output: string, digest: string | undefined) => {
     const base = inputsBase.get(output);
-    if (base && digest) Object.assign(outputs[output]!, { inputs: hash(base, digest), base });
-    else (delete outputs[output]!.inputs, delete outputs[output]!.base);
+    const record = outputs[output]!;
+    if (base && digest) Object.assign(record, { inputs: hash(base, digest), base });
+    else {
+      delete record.inputs;
+      delete record.base;
+    }
   };
   const total = stale.reduce((n, task) => n + task.length, 0);
   options.onOutputs?.(new Set(Object.keys(outputs)), total);
