@@ -138,12 +138,38 @@ const TOOL_FAMILIES: Record<string, readonly string[]> = {
   ],
   fetch: ['webfetch', 'web_fetch', 'fetch'],
   search: ['websearch', 'web_search', 'web_search_call', 'search_web', 'google_web_search'],
+  // Listing and searching the workspace: its output is files' names and lines, as a read's is their contents.
+  find: [
+    'glob',
+    'grep',
+    'ls',
+    'list',
+    'find',
+    'list_dir',
+    'list_directory',
+    'list_files',
+    'file_search',
+    'grep_search',
+    'codebase_search',
+    'search_files',
+    'search_file_content',
+    'read_many_files',
+    'list_code_definition_names',
+  ],
   task: ['task', 'agent', 'spawn_agent', 'subagent', 'new_task'],
 };
 const FAMILY_OF = new Map(Object.entries(TOOL_FAMILIES).flatMap(([family, names]) => names.map((n) => [n, family])));
 
 function toolFamily(name: string): string {
   return FAMILY_OF.get(name.toLowerCase().replace(/^mcp__.*__/, '')) ?? 'other';
+}
+
+const LOOKUP_FAMILIES = new Set(['read', 'find', 'fetch', 'search']);
+
+/** A tool that looks something up (reads a file, lists or searches the workspace, fetches a page, searches the web):
+ * its output is what the assistant read, not what it did. */
+export function isLookupTool(name: string): boolean {
+  return LOOKUP_FAMILIES.has(toolFamily(name));
 }
 
 function commandText(value: unknown): string | undefined {

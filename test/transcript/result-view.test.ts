@@ -1,15 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import type { NormalizedMessage } from '../../src/model/message.ts';
-import { RESULT_PAGE_CHARS, resultView } from '../../src/transcript/view-items.ts';
+import type { ToolCall } from '../../src/model/message.ts';
+import { LOOKUP_PAGE_CHARS, RESULT_PAGE_CHARS, resultView } from '../../src/transcript/view-items.ts';
 
-const result = (output: string) =>
+const result = (output: string, name = 'Bash') =>
   ({
     id: 'r1',
     role: 'tool',
     source_type: 'tool_result',
     timestamp: '2026-03-01T10:00:00.000Z',
     segments: [],
-    tool_call: { call_id: 'c1', name: 'Bash', status: 'completed', output },
+    tool_call: { call_id: 'c1', name, status: 'completed', output },
     metadata: {},
   }) as unknown as NormalizedMessage;
 
@@ -36,5 +37,31 @@ describe("a tool's output on the page", () => {
     const plain = resultView(result('c'.repeat(5000)));
     expect(plain.output.length).toBe(RESULT_PAGE_CHARS);
     expect(plain.truncated).toBe(5000 - RESULT_PAGE_CHARS);
+  });
+
+  it("a lookup's output (a file read, files found, a page fetched) is shown to a shorter limit, in any assistant's name for it", () => {
+    const line = `${'y'.repeat(59)}\n`;
+    const output = line.repeat(RESULT_PAGE_CHARS / line.length);
+    expect(output.length).toBe(RESULT_PAGE_CHARS);
+    for (const name of [
+      'Read',
+      'Grep',
+      'Glob',
+      'WebFetch',
+      'read_file',
+      'fs_read',
+      'list_directory',
+      'mcp__fs__grep_search',
+    ]) {
+      const call: ToolCall = { call_id: 'c1', name };
+      const view = resultView(result(output, name), call);
+      expect(view.output, name).toBe(line.repeat(LOOKUP_PAGE_CHARS / line.length));
+      expect(view.truncated, name).toBe(output.length - LOOKUP_PAGE_CHARS);
+    }
+    // What a tool did (a command, an edit, a task) keeps the longer limit, with or without its call.
+    for (const name of ['Bash', 'Edit', 'Task', 'exec_command']) {
+      expect(resultView(result(output, name), { call_id: 'c1', name }), name).toMatchObject({ output, truncated: 0 });
+    }
+    expect(resultView(result(output, 'Read')).output.length).toBe(LOOKUP_PAGE_CHARS);
   });
 });
