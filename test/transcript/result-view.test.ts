@@ -53,14 +53,17 @@ describe("a tool's output on the page", () => {
       'list_directory',
       'mcp__fs__grep_search',
     ]) {
-      const call: ToolCall = { call_id: 'c1', name };
+      const call: ToolCall = { call_id: 'c1', name, status: 'completed' };
       const view = resultView(result(output, name), call);
       expect(view.output, name).toBe(line.repeat(LOOKUP_PAGE_CHARS / line.length));
       expect(view.truncated, name).toBe(output.length - LOOKUP_PAGE_CHARS);
     }
     // What a tool did (a command, an edit, a task) keeps the longer limit, with or without its call.
     for (const name of ['Bash', 'Edit', 'Task', 'exec_command']) {
-      expect(resultView(result(output, name), { call_id: 'c1', name }), name).toMatchObject({ output, truncated: 0 });
+      expect(resultView(result(output, name), { call_id: 'c1', name, status: 'completed' }), name).toMatchObject({
+        output,
+        truncated: 0,
+      });
     }
     expect(resultView(result(output, 'Read')).output.length).toBe(LOOKUP_PAGE_CHARS);
   });
