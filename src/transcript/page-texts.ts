@@ -43,13 +43,15 @@ export class SessionTextCollector {
   private readonly callIndex = new Map<string, number>();
   private index = 0;
 
-  /** A message, or a tool result not read (it has no prompt nor answer, but counts on the main thread). */
+  /**
+   * A message, or a tool result not read (it has no prompt nor answer, but counts on the main thread). A tool
+   * result read is taken as one not read: whether a reader could tell it from its first bytes decides nothing.
+   */
   add(thread: string, message: NormalizedMessage | undefined): void {
     const main = thread === MAIN_THREAD;
     const at = main ? this.index++ : null;
-    if (!message) return;
-    if (main && message.tool_call && message.source_type !== 'tool_result')
-      this.callIndex.set(message.tool_call.call_id, at!);
+    if (!message || message.source_type === 'tool_result') return;
+    if (main && message.tool_call) this.callIndex.set(message.tool_call.call_id, at!);
     for (const { kind, text } of searchableTexts(message)) {
       if (kind !== 'prompt' && kind !== 'answer') continue;
       // An archive written before messages were checked may hold a time that is not text.
@@ -74,15 +76,23 @@ export class SessionTextCollector {
     return rows;
   }
 
-  /** The subagents' rows, each at the index of the call that started its subagent (from the body header). */
-  subagentRows(subagents: readonly SubagentThread[]): PageTextRow[] {
-    const parentIndex = new Map<string, number | undefined>();
-    for (const agent of subagents)
-      parentIndex.set(
-        agent.agentId,
-        agent.parentCallId === undefined ? undefined : this.callIndex.get(agent.parentCallId),
-      );
-    return this.fromSubagents.map(({ thread, ...row }) => ({ ...row, index: parentIndex.get(thread) ?? null }));
+  /**
+   * The subagents' rows, each at the index of the call that started its subagent, a subagent after another in
+   * the order the body header lists them (a page shows them so), each one's rows in its own order; a thread the
+   * header does not list has no page, and no rows. The same whether the body was read whole, in its line order,
+   * or a page at a time.
+   */
+  subagentRows(subagents: readonly Pick<SubagentThread, 'agentId' | 'parentCallId'>[]): PageTextRow[] {
+    const listed = new Map<string, { position: number; index: number | null }>();
+    for (const [position, agent] of subagents.entries()) {
+      if (listed.has(agent.agentId)) continue;
+      const index = agent.parentCallId === undefined ? undefined : this.callIndex.get(agent.parentCallId);
+      listed.set(agent.agentId, { position, index: index ?? null });
+    }
+    const rows = this.fromSubagents.filter((row) => listed.has(row.thread));
+    // Stable: a subagent's own rows keep their order.
+    rows.sort((a, b) => listed.get(a.thread)!.position - listed.get(b.thread)!.position);
+    return rows.map(({ thread, ...row }) => ({ ...row, index: listed.get(thread)!.index }));
   }
 }
 
@@ -95,6 +105,56 @@ export const TEXT_PART_CHARS = 4 << 20;
 export interface SessionTexts {
   main: PageTextRow[][];
   subagents: PageTextRow[];
+}
+
+/**
+ * A session's texts gathered from its pages as the page render reads them, so that a build that renders every
+ * page of a session need not read its body again for them. The same rows as readSessionTexts, given that every
+ * page was read, in order, and every subagent the header lists was on exactly one page (a subagent whose call is
+ * on no page, or on two, is not): else there are none, and the body is read for them.
+ */
+export class PageTextGatherer {
+  private readonly collector = new SessionTextCollector();
+  private readonly main: PageTextRow[][] = [];
+  private readonly onPages = new Map<string, number>();
+  private next = 1;
+  private spoiled = false;
+
+  constructor(
+    private readonly pages: number,
+    private readonly subagents: readonly Pick<SubagentThread, 'agentId' | 'parentCallId'>[],
+  ) {}
+
+  /** Page `page` as read (before any share lens): a page read again adds nothing; one read out of order ends it. */
+  page(page: number, content: Pick<Session, 'messages' | 'subagents'>): void {
+    if (this.spoiled || page < this.next) return;
+    if (page > this.next) {
+      this.spoiled = true;
+      return;
+    }
+    this.next += 1;
+    for (const message of content.messages) {
+      this.collector.add(MAIN_THREAD, message);
+      const part = this.collector.takeMain(TEXT_PART_CHARS);
+      if (part) this.main.push(part);
+    }
+    for (const agent of content.subagents) {
+      this.onPages.set(agent.agentId, (this.onPages.get(agent.agentId) ?? 0) + 1);
+      for (const message of agent.messages) this.collector.add(agent.agentId, message);
+    }
+  }
+
+  /** The session's texts once every page was read, if they are whole (see the class). Taken once. */
+  take(): SessionTexts | undefined {
+    if (this.spoiled || this.next <= this.pages) return undefined;
+    this.spoiled = true;
+    const listed = new Set(this.subagents.map((agent) => agent.agentId));
+    if (listed.size !== this.subagents.length || listed.size !== this.onPages.size) return undefined;
+    for (const [agentId, times] of this.onPages) if (times !== 1 || !listed.has(agentId)) return undefined;
+    const rest = this.collector.takeMain(0);
+    if (rest || this.main.length === 0) this.main.push(rest ?? []);
+    return { main: this.main, subagents: this.collector.subagentRows(this.subagents) };
+  }
 }
 
 /** A session's prompts and answers read from the archive (streamed: a session of any size). */
@@ -125,7 +185,7 @@ export { bodyStamp } from '../archive/stamps.ts';
  * is read; its stamp is set when the last part is in, so a session left half written is read again.
  */
 /** Bump when what a row holds changes: an older cache is emptied and read again. */
-const TEXT_CACHE_VERSION = 3;
+const TEXT_CACHE_VERSION = 4;
 /** The part holding a session's subagents' rows: read before the main thread's (see sessionRecords). */
 const SUBAGENT_PART = -1;
 
