@@ -3,7 +3,7 @@ import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { openSessionPages, type SessionPages } from '../archive/data-dir.ts';
 import { renderMarkdown, type SanitizedStore } from '../transcript/markdown.ts';
-import { PageTextGatherer } from '../transcript/page-texts.ts';
+import { encodeTexts, PageTextGatherer } from '../transcript/page-texts.ts';
 import type { GatheredBody } from '../transcript/prerender.ts';
 import { RenderCache, renderKey } from '../transcript/render-cache.ts';
 import { attachHtml } from '../transcript/render-session.ts';
@@ -152,7 +152,7 @@ export function takeGatheredSession(): GatheredSession | undefined {
   openPages!.gathering = undefined;
   const { body, stamp, sanitized } = gathering;
   const texts = gathering.texts.take();
-  return { body, stamp, sanitized, ...(texts ? { texts } : {}) };
+  return { body, stamp, sanitized, ...(texts ? { texts: encodeTexts(texts) } : {}) };
 }
 
 function renderCache(): RenderCache | undefined {

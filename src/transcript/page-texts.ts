@@ -174,6 +174,30 @@ export async function readSessionTexts(dataDir: string, body: string): Promise<S
   return { main, subagents: collector.subagentRows(subagents) };
 }
 
+/** Rows as the text cache keeps them: made where they were gathered (a render worker), so that the thread writing
+ * the cache neither copies them as objects nor stringifies them. */
+export interface EncodedPart {
+  json: string;
+  rows: number;
+  chars: number;
+  first: number | null;
+}
+
+export interface EncodedTexts {
+  encoded: true;
+  main: EncodedPart[];
+  subagents: EncodedPart;
+}
+
+function encodePart(rows: PageTextRow[]): EncodedPart {
+  const chars = rows.reduce((n, r) => n + r.text.length, 0);
+  return { json: JSON.stringify(rows), rows: rows.length, chars, first: rows[0]?.index ?? null };
+}
+
+export function encodeTexts(texts: SessionTexts): EncodedTexts {
+  return { encoded: true, main: texts.main.map(encodePart), subagents: encodePart(texts.subagents) };
+}
+
 /** The stamp the text cache keeps a session's texts by. */
 export { bodyStamp } from '../archive/stamps.ts';
 
@@ -223,21 +247,24 @@ export class PageTextCache {
     return new Map(rows.map((r) => [r.key, { stamp: r.stamp, chars: r.chars }]));
   }
 
-  /** A session's texts whole (a session read in one go). */
-  put(key: string, stamp: string, texts: SessionTexts): void {
-    texts.main.forEach((rows, part) => this.putPart(key, part, rows));
-    this.putSubagents(key, texts.subagents);
-    this.finish(key, stamp);
+  /** A session's texts whole (a session read in one go), as rows or as encodeTexts made them. */
+  put(key: string, stamp: string, texts: SessionTexts | EncodedTexts): void {
+    const encoded = 'encoded' in texts ? texts : encodeTexts(texts);
+    this.db.transaction(() => {
+      encoded.main.forEach((rows, part) => this.putPart(key, part, rows));
+      if (encoded.subagents.rows > 0) this.insert(key, SUBAGENT_PART, encoded.subagents);
+      this.finish(key, stamp);
+    })();
   }
 
   /** Part `part` of a session's main-thread rows; part 0 forgets what the cache held of the session. */
-  putPart(key: string, part: number, rows: PageTextRow[]): void {
+  putPart(key: string, part: number, rows: PageTextRow[] | EncodedPart): void {
     if (part === 0) this.db.prepare('DELETE FROM texts WHERE key = ?').run(key);
-    this.insert(key, part, rows);
+    this.insert(key, part, Array.isArray(rows) ? encodePart(rows) : rows);
   }
 
   putSubagents(key: string, rows: PageTextRow[]): void {
-    if (rows.length > 0) this.insert(key, SUBAGENT_PART, rows);
+    if (rows.length > 0) this.insert(key, SUBAGENT_PART, encodePart(rows));
   }
 
   /** The session's parts are all in: they are its texts for this body stamp. */
@@ -245,11 +272,10 @@ export class PageTextCache {
     this.db.prepare('UPDATE texts SET stamp = ? WHERE key = ?').run(stamp, key);
   }
 
-  private insert(key: string, part: number, rows: PageTextRow[]): void {
-    const chars = rows.reduce((n, r) => n + r.text.length, 0);
+  private insert(key: string, part: number, { chars, first, json }: EncodedPart): void {
     this.db
       .prepare("INSERT OR REPLACE INTO texts (key, part, stamp, chars, first, rows) VALUES (?, ?, '', ?, ?, ?)")
-      .run(key, part, chars, rows[0]?.index ?? null, JSON.stringify(rows));
+      .run(key, part, chars, first, json);
   }
 
   /** A session's subagents' rows (see SessionTextCollector.subagentRows). */

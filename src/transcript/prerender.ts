@@ -5,7 +5,7 @@ import type { SessionSummary } from '../model/session.ts';
 import { mapLimit } from '../util/map-limit.ts';
 import { WorkerPool, workerFile } from '../util/worker-pool.ts';
 import { RenderCache } from './render-cache.ts';
-import { PageTextCache, type SessionTexts } from './page-texts.ts';
+import { type EncodedTexts, PageTextCache } from './page-texts.ts';
 import type { PrerenderTask, PrerenderMessage } from './prerender-body.ts';
 import type { PrerenderWorkerTask } from './prerender-worker.ts';
 import { bodyStamp } from '../archive/stamps.ts';
@@ -108,7 +108,7 @@ export async function prerender(
 export interface GatheredBody {
   body: string;
   stamp: string;
-  texts?: SessionTexts;
+  texts?: EncodedTexts;
   sanitized: [key: string, html: string][];
 }
 
