@@ -234,9 +234,6 @@ export class PageTextCache {
       'CREATE TABLE IF NOT EXISTS texts (key TEXT NOT NULL, part INTEGER NOT NULL, stamp TEXT NOT NULL, ' +
         'chars INTEGER NOT NULL, first INTEGER, rows TEXT NOT NULL, PRIMARY KEY (key, part))',
     );
-    // A cache from before parts knew their first message: its parts are read whole until written again.
-    const columns = this.db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('texts') as string[];
-    if (!columns.includes('first')) this.db.exec('ALTER TABLE texts ADD COLUMN first INTEGER');
   }
 
   /** Each cached session's body stamp (empty while it is being written) and the characters of its texts. */
