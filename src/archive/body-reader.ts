@@ -2,7 +2,7 @@ import { promises as fs, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { MAIN_THREAD, type BodyLine, ThreadAssembler } from '../model/body.ts';
 import type { NormalizedMessage } from '../model/message.ts';
-import type { Session, SessionSummary, SubagentThread } from '../model/session.ts';
+import type { Session, SessionSummary } from '../model/session.ts';
 import { readJsonFile } from '../util/fs.ts';
 import { readJsonl } from '../util/jsonl.ts';
 import type { BodyHeader, SessionBody } from './body-format.ts';
@@ -83,8 +83,6 @@ async function* readBodyLines(
  * read (see PagedBody.digest). */
 export interface SessionPages {
   summary: SessionSummary;
-  /** The subagents the body's header lists, in its order (a page holds those its calls started). */
-  subagents: readonly Pick<SubagentThread, 'agentId' | 'parentCallId'>[];
   page(page: number): Session;
   digest?(page: number): string | undefined;
 }
@@ -110,19 +108,14 @@ export function openSessionPages(
     const v2 = header as BodyHeader;
     try {
       const paged = new PagedBody(path.join(root, path.dirname(relative), v2.messages), v2.session, starts);
-      return {
-        summary: v2.summary,
-        subagents: v2.session.subagents,
-        page: (n) => paged.page(n),
-        digest: (n) => paged.digest(n),
-      };
+      return { summary: v2.summary, page: (n) => paged.page(n), digest: (n) => paged.digest(n) };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
   }
   const body = readBodyFileSync(root, relative);
   if (!body) return undefined;
-  return { summary: body.summary, subagents: body.session.subagents, page: (n) => cut(body.session, n) };
+  return { summary: body.summary, page: (n) => cut(body.session, n) };
 }
 
 /** The same, synchronously (for Astro pages). */

@@ -49,9 +49,6 @@ export interface BuildSiteOptions {
   workers?: SiteBuildOptions['workers'];
   /** Waiting for the data directory's lock (a collect writing it): what to say, and for how long. */
   lock?: { onWait?: (message: string) => void; waitMs?: number };
-  /** Up to this many changed bodies, the Markdown pass reads them before the pages render; with more, the page
-   * render gathers what it needs (default PASS_FIRST_UP_TO; the tests set it to take either way). */
-  passFirstUpTo?: number;
 }
 
 /** Builds the site over a data directory, rendering only what changed since the last build into `outDir`
@@ -73,29 +70,19 @@ export async function buildSite(options: BuildSiteOptions): Promise<SiteBuildRes
 }
 
 async function buildSiteLocked(options: BuildSiteOptions): Promise<SiteBuildResult> {
-  const { bodiesToPrerender, GatheredIntake, prerender } = await import('../transcript/prerender.ts');
+  const { prerender } = await import('../transcript/prerender.ts');
+  const started = Date.now();
   // Read once for the Markdown pass and the site search (the lock keeps the index as it is meanwhile): a heavy
   // history's is tens of MB of JSON. The pages read their own (the renderer groups and, sharing, cleans them).
   const summaries = await new DataDir(options.dataDir).readSummaries();
+  const { sanitized, segments, sessions } = await prerender(options.dataDir, undefined, summaries);
   const say = options.say ?? ((line: string) => process.stderr.write(line));
-  // The Markdown pass reads each changed body for its search texts and the Markdown to sanitize. With many
-  // changed (a first build), the page render, which reads them all anyway, gathers both, and the pass after it
-  // reads only the bodies it could not take whole; with a few, the pass goes first, so the site search can be
-  // indexed while the pages render.
-  const gatherFirst = bodiesToPrerender(options.dataDir, summaries) > (options.passFirstUpTo ?? PASS_FIRST_UP_TO);
-  const markdownPass = async (taken: number) => {
-    const started = Date.now();
-    const { sanitized, segments, sessions } = await prerender(options.dataDir, undefined, summaries);
-    if (options.verbose) {
-      const fromPages = gatherFirst ? `${taken} sessions taken from their pages, ` : '';
-      say(
-        `Markdown: ${fromPages}${sessions} new or changed sessions read, ${segments} segments, ` +
-          `${sanitized} newly sanitized in ${((Date.now() - started) / 1000).toFixed(1)}s\n`,
-      );
-    }
-    return sanitized;
-  };
-  let sanitized = gatherFirst ? 0 : await markdownPass(0);
+  if (options.verbose) {
+    say(
+      `Markdown: ${sessions} new or changed sessions read, ${segments} segments, ${sanitized} newly sanitized ` +
+        `in ${((Date.now() - started) / 1000).toFixed(1)}s\n`,
+    );
+  }
   setSiteEnvironment(options);
   const { buildSitePages } = await import('../site/build/build.ts');
   // The site search reads the archive's texts, not the pages: it is indexed while the pages are rendered,
@@ -108,7 +95,6 @@ async function buildSiteLocked(options: BuildSiteOptions): Promise<SiteBuildResu
     search.catch(() => undefined); // awaited below; not unhandled while the pages are still rendering
   };
   let report: SiteBuildReport;
-  const intake = gatherFirst ? new GatheredIntake(options.dataDir, summaries) : undefined;
   try {
     report = await buildSitePages({
       packageRoot: PACKAGE_ROOT,
@@ -120,17 +106,13 @@ async function buildSiteLocked(options: BuildSiteOptions): Promise<SiteBuildResu
       onWarning: options.onWarning,
       // Alongside a few pages only: with many, the render workers have the cores (and the memory).
       onOutputs: (outputs, toRender) => {
-        if (withSearch && !gatherFirst && toRender <= SEARCH_ALONGSIDE_PAGES) startSearch(outputs);
+        if (withSearch && toRender <= SEARCH_ALONGSIDE_PAGES) startSearch(outputs);
       },
-      onGathered: intake && ((gathered) => intake.take(gathered)),
     });
   } catch (error) {
     await search?.catch(() => undefined);
     throw error;
-  } finally {
-    intake?.close();
   }
-  if (intake) sanitized += await markdownPass(intake.done);
   if (options.verbose && report.compared.read > 0) {
     say(
       `Later pages of grown sessions: ${report.compared.read} read to compare, ${report.compared.same} the same ` +
@@ -152,9 +134,6 @@ async function buildSiteLocked(options: BuildSiteOptions): Promise<SiteBuildResu
   }
   return { ...report, sanitized };
 }
-
-/** Up to this many changed bodies, the Markdown pass goes before the pages (see buildSiteLocked). */
-const PASS_FIRST_UP_TO = 64;
 
 /** The site search is indexed while the pages render when at most this many are to be rendered. */
 const SEARCH_ALONGSIDE_PAGES = 200;

@@ -2,10 +2,8 @@ import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { openSessionPages, type SessionPages } from '../archive/data-dir.ts';
-import { renderMarkdown, type SanitizedStore } from '../transcript/markdown.ts';
-import { encodeTexts, PageTextGatherer } from '../transcript/page-texts.ts';
-import type { GatheredBody } from '../transcript/prerender.ts';
-import { RenderCache, renderKey } from '../transcript/render-cache.ts';
+import { renderMarkdown } from '../transcript/markdown.ts';
+import { RenderCache } from '../transcript/render-cache.ts';
 import { attachHtml } from '../transcript/render-session.ts';
 import { sessionPage } from '../transcript/session-view.ts';
 import { shareSettings } from '../privacy/share-mode.ts';
@@ -16,7 +14,6 @@ import { groupProjects } from '../model/project.ts';
 import { cachedProbe } from '../insights/repository.ts';
 import type { WeekStart } from '../stats/calendar.ts';
 import { bodyStamp, indexStamp as archiveIndexStamp } from '../archive/stamps.ts';
-import { stampedBytes } from '../util/stamp.ts';
 
 /** The site's only input: the data directory the CLI points it at. Unset (as under `astro check`),
  * the site is empty. */
@@ -117,43 +114,7 @@ export function loadHistoryPrompts(): HistoryPrompt[] {
 }
 
 let cache: { root: string | undefined; value: RenderCache | undefined } | undefined;
-let openPages: { key: string; pages: SessionPages; digests: Map<number, string>; gathering?: Gathering } | undefined;
-
-/** What the pages of the session last opened gave for the build's caches as they were read (see gatherSessionTexts). */
-interface Gathering {
-  body: string;
-  stamp: string;
-  texts: PageTextGatherer;
-  /** Markdown sanitized for these pages, by render key, for the render cache. */
-  sanitized: [key: string, html: string][];
-}
-
-/** What gatherSessionTexts gathered of one session: its texts are undefined when its pages could not give them
- * whole (see PageTextGatherer), and the Markdown pass reads its body for them. */
-export type GatheredSession = GatheredBody;
-
-/** Bodies up to this size are gathered from: a bigger one's texts leave the Markdown pass in parts instead
- * (held until the session's last page, they would crowd a render worker's heap). */
-const GATHER_MAX_BYTES = 64 << 20;
-let gatherTexts = false;
-
-/**
- * For a first build: the pages read from now on give their session's search texts and the Markdown they
- * sanitized (takeGatheredSession), so the build's Markdown pass need not read their bodies again.
- */
-export function gatherSessionTexts(on: boolean): void {
-  gatherTexts = on;
-}
-
-/** What the session last opened gave (see gatherSessionTexts), once its pages were read; taken once. */
-export function takeGatheredSession(): GatheredSession | undefined {
-  const gathering = openPages?.gathering;
-  if (!gathering) return undefined;
-  openPages!.gathering = undefined;
-  const { body, stamp, sanitized } = gathering;
-  const texts = gathering.texts.take();
-  return { body, stamp, sanitized, ...(texts ? { texts: encodeTexts(texts) } : {}) };
-}
+let openPages: { key: string; pages: SessionPages; digests: Map<number, string> } | undefined;
 
 function renderCache(): RenderCache | undefined {
   const root = dataDir();
@@ -185,11 +146,7 @@ export function loadSessionPage(source: PageSource, page: number): SessionPageCo
   const { content } = read;
   if (page > 1) keepDigest(read, page);
   const rendered = renderCache();
-  const sanitized = openPages?.gathering?.sanitized;
-  const store: SanitizedStore = {
-    get: (markdown) => rendered?.get(markdown),
-    put: sanitized && ((markdown, html) => sanitized.push([renderKey(markdown), html])),
-  };
+  const store = rendered && { get: (markdown: string) => rendered.get(markdown) };
   attachHtml(content, (text) => renderMarkdown(text, store));
   const share = shareSettings();
   return share ? shareLens(share).page(content) : content;
@@ -239,23 +196,14 @@ function readPage(
       ? openSessionPages(root, source.body, starts, (session, n) => sessionPage(session, starts, n))
       : undefined;
     if (!pages) throw new Error(`missing session body ${source.body} in ${root}`);
-    openPages = { key, pages, digests: new Map(), gathering: gatherTexts ? gathering(source, pages) : undefined };
+    openPages = { key, pages, digests: new Map() };
   }
-  const read = openPages.pages.page(page);
-  openPages.gathering?.texts.page(page, read);
-  const { messages, subagents, resumedFrom } = read;
+  const { messages, subagents, resumedFrom } = openPages.pages.page(page);
   return {
     content: resumedFrom ? { messages, subagents, resumedFrom } : { messages, subagents },
     digests: openPages.digests,
     digest: openPages.pages.digest?.(page),
   };
-}
-
-function gathering(source: PageSource, pages: SessionPages): Gathering | undefined {
-  const stamp = bodyStamp(dataDir() ?? '', source.body);
-  if (stamp === undefined || stampedBytes(stamp) > GATHER_MAX_BYTES) return undefined;
-  const texts = new PageTextGatherer((source.pageStarts ?? [0]).length, pages.subagents);
-  return { body: source.body, stamp, texts, sanitized: [] };
 }
 
 /** For a page not read through PagedBody (a body of the old format, or one whose messages file is missing). A

@@ -43,15 +43,13 @@ export class SessionTextCollector {
   private readonly callIndex = new Map<string, number>();
   private index = 0;
 
-  /**
-   * A message, or a tool result not read (it has no prompt nor answer, but counts on the main thread). A tool
-   * result read is taken as one not read: whether a reader could tell it from its first bytes decides nothing.
-   */
+  /** A message, or a tool result not read (it has no prompt nor answer, but counts on the main thread). */
   add(thread: string, message: NormalizedMessage | undefined): void {
     const main = thread === MAIN_THREAD;
     const at = main ? this.index++ : null;
-    if (!message || message.source_type === 'tool_result') return;
-    if (main && message.tool_call) this.callIndex.set(message.tool_call.call_id, at!);
+    if (!message) return;
+    if (main && message.tool_call && message.source_type !== 'tool_result')
+      this.callIndex.set(message.tool_call.call_id, at!);
     for (const { kind, text } of searchableTexts(message)) {
       if (kind !== 'prompt' && kind !== 'answer') continue;
       // An archive written before messages were checked may hold a time that is not text.
@@ -76,23 +74,15 @@ export class SessionTextCollector {
     return rows;
   }
 
-  /**
-   * The subagents' rows, each at the index of the call that started its subagent, a subagent after another in
-   * the order the body header lists them (a page shows them so), each one's rows in its own order; a thread the
-   * header does not list has no page, and no rows. The same whether the body was read whole, in its line order,
-   * or a page at a time.
-   */
-  subagentRows(subagents: readonly Pick<SubagentThread, 'agentId' | 'parentCallId'>[]): PageTextRow[] {
-    const listed = new Map<string, { position: number; index: number | null }>();
-    for (const [position, agent] of subagents.entries()) {
-      if (listed.has(agent.agentId)) continue;
-      const index = agent.parentCallId === undefined ? undefined : this.callIndex.get(agent.parentCallId);
-      listed.set(agent.agentId, { position, index: index ?? null });
-    }
-    const rows = this.fromSubagents.filter((row) => listed.has(row.thread));
-    // Stable: a subagent's own rows keep their order.
-    rows.sort((a, b) => listed.get(a.thread)!.position - listed.get(b.thread)!.position);
-    return rows.map(({ thread, ...row }) => ({ ...row, index: listed.get(thread)!.index }));
+  /** The subagents' rows, each at the index of the call that started its subagent (from the body header). */
+  subagentRows(subagents: readonly SubagentThread[]): PageTextRow[] {
+    const parentIndex = new Map<string, number | undefined>();
+    for (const agent of subagents)
+      parentIndex.set(
+        agent.agentId,
+        agent.parentCallId === undefined ? undefined : this.callIndex.get(agent.parentCallId),
+      );
+    return this.fromSubagents.map(({ thread, ...row }) => ({ ...row, index: parentIndex.get(thread) ?? null }));
   }
 }
 
@@ -105,56 +95,6 @@ export const TEXT_PART_CHARS = 4 << 20;
 export interface SessionTexts {
   main: PageTextRow[][];
   subagents: PageTextRow[];
-}
-
-/**
- * A session's texts gathered from its pages as the page render reads them, so that a build that renders every
- * page of a session need not read its body again for them. The same rows as readSessionTexts, given that every
- * page was read, in order, and every subagent the header lists was on exactly one page (a subagent whose call is
- * on no page, or on two, is not): else there are none, and the body is read for them.
- */
-export class PageTextGatherer {
-  private readonly collector = new SessionTextCollector();
-  private readonly main: PageTextRow[][] = [];
-  private readonly onPages = new Map<string, number>();
-  private next = 1;
-  private spoiled = false;
-
-  constructor(
-    private readonly pages: number,
-    private readonly subagents: readonly Pick<SubagentThread, 'agentId' | 'parentCallId'>[],
-  ) {}
-
-  /** Page `page` as read (before any share lens): a page read again adds nothing; one read out of order ends it. */
-  page(page: number, content: Pick<Session, 'messages' | 'subagents'>): void {
-    if (this.spoiled || page < this.next) return;
-    if (page > this.next) {
-      this.spoiled = true;
-      return;
-    }
-    this.next += 1;
-    for (const message of content.messages) {
-      this.collector.add(MAIN_THREAD, message);
-      const part = this.collector.takeMain(TEXT_PART_CHARS);
-      if (part) this.main.push(part);
-    }
-    for (const agent of content.subagents) {
-      this.onPages.set(agent.agentId, (this.onPages.get(agent.agentId) ?? 0) + 1);
-      for (const message of agent.messages) this.collector.add(agent.agentId, message);
-    }
-  }
-
-  /** The session's texts once every page was read, if they are whole (see the class). Taken once. */
-  take(): SessionTexts | undefined {
-    if (this.spoiled || this.next <= this.pages) return undefined;
-    this.spoiled = true;
-    const listed = new Set(this.subagents.map((agent) => agent.agentId));
-    if (listed.size !== this.subagents.length || listed.size !== this.onPages.size) return undefined;
-    for (const [agentId, times] of this.onPages) if (times !== 1 || !listed.has(agentId)) return undefined;
-    const rest = this.collector.takeMain(0);
-    if (rest || this.main.length === 0) this.main.push(rest ?? []);
-    return { main: this.main, subagents: this.collector.subagentRows(this.subagents) };
-  }
 }
 
 /** A session's prompts and answers read from the archive (streamed: a session of any size). */
@@ -174,30 +114,6 @@ export async function readSessionTexts(dataDir: string, body: string): Promise<S
   return { main, subagents: collector.subagentRows(subagents) };
 }
 
-/** Rows as the text cache keeps them: made where they were gathered (a render worker), so that the thread writing
- * the cache neither copies them as objects nor stringifies them. */
-export interface EncodedPart {
-  json: string;
-  rows: number;
-  chars: number;
-  first: number | null;
-}
-
-export interface EncodedTexts {
-  encoded: true;
-  main: EncodedPart[];
-  subagents: EncodedPart;
-}
-
-function encodePart(rows: PageTextRow[]): EncodedPart {
-  const chars = rows.reduce((n, r) => n + r.text.length, 0);
-  return { json: JSON.stringify(rows), rows: rows.length, chars, first: rows[0]?.index ?? null };
-}
-
-export function encodeTexts(texts: SessionTexts): EncodedTexts {
-  return { encoded: true, main: texts.main.map(encodePart), subagents: encodePart(texts.subagents) };
-}
-
 /** The stamp the text cache keeps a session's texts by. */
 export { bodyStamp } from '../archive/stamps.ts';
 
@@ -209,7 +125,7 @@ export { bodyStamp } from '../archive/stamps.ts';
  * is read; its stamp is set when the last part is in, so a session left half written is read again.
  */
 /** Bump when what a row holds changes: an older cache is emptied and read again. */
-const TEXT_CACHE_VERSION = 4;
+const TEXT_CACHE_VERSION = 3;
 /** The part holding a session's subagents' rows: read before the main thread's (see sessionRecords). */
 const SUBAGENT_PART = -1;
 
@@ -234,6 +150,9 @@ export class PageTextCache {
       'CREATE TABLE IF NOT EXISTS texts (key TEXT NOT NULL, part INTEGER NOT NULL, stamp TEXT NOT NULL, ' +
         'chars INTEGER NOT NULL, first INTEGER, rows TEXT NOT NULL, PRIMARY KEY (key, part))',
     );
+    // A cache from before parts knew their first message: its parts are read whole until written again.
+    const columns = this.db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('texts') as string[];
+    if (!columns.includes('first')) this.db.exec('ALTER TABLE texts ADD COLUMN first INTEGER');
   }
 
   /** Each cached session's body stamp (empty while it is being written) and the characters of its texts. */
@@ -244,24 +163,21 @@ export class PageTextCache {
     return new Map(rows.map((r) => [r.key, { stamp: r.stamp, chars: r.chars }]));
   }
 
-  /** A session's texts whole (a session read in one go), as rows or as encodeTexts made them. */
-  put(key: string, stamp: string, texts: SessionTexts | EncodedTexts): void {
-    const encoded = 'encoded' in texts ? texts : encodeTexts(texts);
-    this.db.transaction(() => {
-      encoded.main.forEach((rows, part) => this.putPart(key, part, rows));
-      if (encoded.subagents.rows > 0) this.insert(key, SUBAGENT_PART, encoded.subagents);
-      this.finish(key, stamp);
-    })();
+  /** A session's texts whole (a session read in one go). */
+  put(key: string, stamp: string, texts: SessionTexts): void {
+    texts.main.forEach((rows, part) => this.putPart(key, part, rows));
+    this.putSubagents(key, texts.subagents);
+    this.finish(key, stamp);
   }
 
   /** Part `part` of a session's main-thread rows; part 0 forgets what the cache held of the session. */
-  putPart(key: string, part: number, rows: PageTextRow[] | EncodedPart): void {
+  putPart(key: string, part: number, rows: PageTextRow[]): void {
     if (part === 0) this.db.prepare('DELETE FROM texts WHERE key = ?').run(key);
-    this.insert(key, part, Array.isArray(rows) ? encodePart(rows) : rows);
+    this.insert(key, part, rows);
   }
 
   putSubagents(key: string, rows: PageTextRow[]): void {
-    if (rows.length > 0) this.insert(key, SUBAGENT_PART, encodePart(rows));
+    if (rows.length > 0) this.insert(key, SUBAGENT_PART, rows);
   }
 
   /** The session's parts are all in: they are its texts for this body stamp. */
@@ -269,10 +185,11 @@ export class PageTextCache {
     this.db.prepare('UPDATE texts SET stamp = ? WHERE key = ?').run(stamp, key);
   }
 
-  private insert(key: string, part: number, { chars, first, json }: EncodedPart): void {
+  private insert(key: string, part: number, rows: PageTextRow[]): void {
+    const chars = rows.reduce((n, r) => n + r.text.length, 0);
     this.db
       .prepare("INSERT OR REPLACE INTO texts (key, part, stamp, chars, first, rows) VALUES (?, ?, '', ?, ?, ?)")
-      .run(key, part, chars, first, json);
+      .run(key, part, chars, rows[0]?.index ?? null, JSON.stringify(rows));
   }
 
   /** A session's subagents' rows (see SessionTextCollector.subagentRows). */

@@ -5,7 +5,7 @@ import type { SessionSummary } from '../model/session.ts';
 import { mapLimit } from '../util/map-limit.ts';
 import { WorkerPool, workerFile } from '../util/worker-pool.ts';
 import { RenderCache } from './render-cache.ts';
-import { type EncodedTexts, PageTextCache } from './page-texts.ts';
+import { PageTextCache } from './page-texts.ts';
 import type { PrerenderTask, PrerenderMessage } from './prerender-body.ts';
 import type { PrerenderWorkerTask } from './prerender-worker.ts';
 import { bodyStamp } from '../archive/stamps.ts';
@@ -100,62 +100,6 @@ export async function prerender(
   } finally {
     cache.close();
     texts.close();
-  }
-}
-
-/** What the page render gathered of one session body as it read its pages (see gatherSessionTexts in
- * site/data.ts): its search texts when they are whole, and the Markdown it sanitized. */
-export interface GatheredBody {
-  body: string;
-  stamp: string;
-  texts?: EncodedTexts;
-  sanitized: [key: string, html: string][];
-}
-
-/** How many bodies the Markdown pass would read now: those changed since it (or the page render) last did them. */
-export function bodiesToPrerender(dataDir: string, summaries: readonly SessionSummary[]): number {
-  const cache = new RenderCache(dataDir);
-  try {
-    const done = cache.renderedBodies();
-    return summaries.filter((s) => {
-      const stamp = bodyStamp(dataDir, s.body);
-      return stamp !== undefined && done.get(s.body) !== stamp;
-    }).length;
-  } finally {
-    cache.close();
-  }
-}
-
-/**
- * Takes what the page render gathered into the Markdown pass's caches, as each session's task ends: a body
- * whose texts came whole is done, and the pass that follows the render does not read it.
- */
-export class GatheredIntake {
-  private readonly cache: RenderCache;
-  private readonly texts: PageTextCache;
-  private readonly keyOfBody: Map<string, string>;
-  /** Bodies taken whole. */
-  done = 0;
-
-  constructor(dataDir: string, summaries: readonly SessionSummary[]) {
-    // Opened before the render starts, so that the workers find the caches' tables.
-    this.cache = new RenderCache(dataDir);
-    this.texts = new PageTextCache(dataDir);
-    this.keyOfBody = new Map(summaries.map((s) => [s.body, s.id]));
-  }
-
-  take({ body, stamp, texts, sanitized }: GatheredBody): void {
-    if (sanitized.length > 0) this.cache.putMany(sanitized);
-    const key = this.keyOfBody.get(body);
-    if (!texts || key === undefined) return;
-    this.texts.put(key, stamp, texts);
-    this.cache.markRendered(body, stamp);
-    this.done += 1;
-  }
-
-  close(): void {
-    this.cache.close();
-    this.texts.close();
   }
 }
 

@@ -3,7 +3,7 @@ import { promises as fs, statSync } from 'node:fs';
 import path from 'node:path';
 import type { SessionSummary } from '../../model/session.ts';
 import { siteAndBase } from '../../model/site-url.ts';
-import { defaultThreads } from '../../util/worker-pool.ts';
+import { defaultThreads, workerFile, WorkerPool } from '../../util/worker-pool.ts';
 import { compileRenderer } from './compile.ts';
 import {
   laterSessionPage,
@@ -14,14 +14,18 @@ import {
   type RouteToRender,
   writeIfChanged,
 } from './render-page.ts';
-import type { RenderWorkerData } from './render-worker.ts';
-import { RenderWorkers, startPool } from './render-workers.ts';
-
-export { RenderWorkers };
-import type { GatheredSession } from '../data.ts';
+import type { RenderTask, RenderTaskResult, RenderWorkerData } from './render-worker.ts';
 import { bodyStamp, indexStamp } from '../../archive/stamps.ts';
 import { commitsDuring, commitsOfSessions, type Commit, gitOutcomes, repositoryStamp } from '../../insights/git.ts';
 
+const WORKER = workerFile(import.meta.url, 'site-render-worker', './render-worker.js');
+
+/** Each render worker's V8 heap limit: a page of a long session is bounded (see PagedBody), so this is plenty,
+ * and two workers plus this thread stay under 1 GiB. */
+const WORKER_HEAP_MB = 256;
+/** …and its young generation: a page is many short-lived strings, and with V8's default for so small a heap
+ * they outlive too many scavenges and are collected by full collections instead. */
+const WORKER_YOUNG_MB = 32;
 /** Index pages (days, weeks, projects, …) go to workers this many at a time. */
 const INDEX_BATCH = 16;
 /** Up to this many pages to render are rendered on this thread, without starting workers. */
@@ -43,9 +47,37 @@ export interface SiteBuildOptions {
   /** Told of each page that could not be rendered (the build goes on; the page written says so). Default:
    * a line on stderr. */
   onWarning?: (message: string) => void;
-  /** When set, each session whose pages are rendered gives what its pages read for the Markdown pass's caches
-   * (see gatherSessionTexts in site/data.ts), told here as its task ends. */
-  onGathered?: (gathered: GatheredSession) => void;
+}
+
+/**
+ * Render workers kept between builds of one process: starting a worker and loading the renderer in it costs
+ * about a second, most of a rebuild after one change. Replaced when the renderer or the output changes.
+ */
+export class RenderWorkers {
+  private current: { key: string; pool: WorkerPool<RenderTask, RenderTaskResult> } | undefined;
+
+  pool(data: RenderWorkerData, threads: number): WorkerPool<RenderTask, RenderTaskResult> {
+    const key = JSON.stringify([data, threads]);
+    if (this.current?.key !== key) {
+      void this.current?.pool.close();
+      this.current = { key, pool: startPool(data, threads) };
+    }
+    return this.current.pool;
+  }
+
+  async close(): Promise<void> {
+    await this.current?.pool.close();
+    this.current = undefined;
+  }
+}
+
+function startPool(data: RenderWorkerData, threads: number): WorkerPool<RenderTask, RenderTaskResult> {
+  return new WorkerPool<RenderTask, RenderTaskResult>({
+    file: WORKER,
+    threads,
+    workerData: data,
+    resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB, maxYoungGenerationSizeMb: WORKER_YOUNG_MB },
+  });
 }
 
 export interface SiteBuildReport {
@@ -250,7 +282,6 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
   const pagesFirst = (route: RouteToRender) => (typeof route.props.page === 'number' ? route.props.page : Infinity);
   for (const task of sessionTasks.values()) task.sort((a, b) => pagesFirst(a) - pagesFirst(b));
   stale.push(...[...sessionTasks.values()].sort((a, b) => b.length - a.length));
-  const gatherFrom = new Set(options.onGathered ? sessionTasks.values() : []);
 
   let written = 0;
   let rendered = 0;
@@ -282,7 +313,6 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
     // keeps, would cost more than rendering them here, where the renderer is loaded already.
     const here = await PageRenderer.create(bundle, styleHrefs);
     for (const task of stale) {
-      bundle.gatherSessionTexts(gatherFrom.has(task));
       for (const route of task) {
         const file = path.join(outDir, route.output);
         const result = await here.renderOrExplain(file, route, options.full);
@@ -293,11 +323,8 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
         if (result.error !== undefined) fail(route.output, result.error);
         rendered += 1;
       }
-      const gathered = gatherFrom.has(task) ? bundle.takeGatheredSession() : undefined;
-      if (gathered) options.onGathered!(gathered);
       options.onProgress?.({ phase: 'pages', done: rendered, total });
     }
-    bundle.gatherSessionTexts(false);
   } else if (stale.length > 0) {
     const workerData: RenderWorkerData = { entry: renderer.entry, styleHrefs, outDir };
     const threads = options.threads ?? defaultThreads();
@@ -312,10 +339,8 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
             modules: task.map((r) => r.route.file),
             siteKey,
             force: options.full === true,
-            gather: gatherFrom.has(task),
           });
           if (!result.ok) throw new Error(`rendering ${result.error}`);
-          if (result.gathered) options.onGathered!(result.gathered);
           for (const file of result.files) {
             outputs[file.output] = { ...outputs[file.output]!, size: file.size, mtimeMs: file.mtimeMs };
             recordInputs(file.output, file.digest);

@@ -15,7 +15,6 @@ import { outputPath, type RouteFile, routeFile, urlPathOf } from './routes.ts';
 import { gzipForSite } from '../../util/gzip.ts';
 import { importModule } from '../../util/import-module.ts';
 import type { SessionHead } from '../../model/session.ts';
-import type { GatheredSession } from '../data.ts';
 
 /** The compiled renderer bundle (see renderer-entry.ts). */
 export interface RendererBundle {
@@ -29,9 +28,6 @@ export interface RendererBundle {
   /** See sessionPageDigest in site/data.ts. */
   sessionPageDigest(head: SessionHead, page: number): string;
   closeSessionPages(): void;
-  /** See gatherSessionTexts and takeGatheredSession in site/data.ts. */
-  gatherSessionTexts(on: boolean): void;
-  takeGatheredSession(): GatheredSession | undefined;
   /** See withIndexStampHeld in site/data.ts. */
   withIndexStampHeld<T>(render: () => Promise<T>): Promise<T>;
 }

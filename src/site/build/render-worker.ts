@@ -2,7 +2,6 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import { workerData } from 'node:worker_threads';
 import { listRoutes, loadBundle, PageRenderer, readDigest, type RouteToRender } from './render-page.ts';
-import type { GatheredSession } from '../data.ts';
 
 /** Given once per worker. */
 export interface RenderWorkerData {
@@ -27,8 +26,6 @@ export interface RenderTask {
   siteKey: string;
   /** Write even when the bytes are the same (`build --full`). */
   force: boolean;
-  /** Gather the session's search texts and sanitized Markdown as its pages are read (see gatherSessionTexts). */
-  gather?: boolean;
 }
 
 export type RenderTaskResult =
@@ -44,8 +41,6 @@ export type RenderTaskResult =
         /** What a later session page read from the body (see readDigest). */
         digest?: string;
       }[];
-      /** What the session's pages gave, when the task asked (see RenderTask.gather). */
-      gathered?: GatheredSession;
     }
   | { ok: false; error: string };
 
@@ -69,16 +64,9 @@ function routesOf(siteKey: string, module: string): Promise<Map<string, RouteToR
 }
 
 /** Renders pages with the compiled renderer and writes the ones whose bytes changed, off the main thread. */
-export default async function renderTask({
-  outputs,
-  modules,
-  siteKey,
-  force,
-  gather,
-}: RenderTask): Promise<RenderTaskResult> {
+export default async function renderTask({ outputs, modules, siteKey, force }: RenderTask): Promise<RenderTaskResult> {
   try {
     const loaded = await bundle;
-    loaded.gatherSessionTexts(gather === true);
     const files = await loaded.withIndexStampHeld(async () => {
       const done = [];
       for (const [i, output] of outputs.entries()) {
@@ -93,8 +81,7 @@ export default async function renderTask({
       }
       return done;
     });
-    const gathered = gather ? loaded.takeGatheredSession() : undefined;
-    return { ok: true, files, ...(gathered ? { gathered } : {}) };
+    return { ok: true, files };
   } catch (error) {
     const where = outputs[0] ?? '';
     return { ok: false, error: `${where}: ${(error as Error).stack ?? String(error)}` };

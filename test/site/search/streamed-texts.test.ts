@@ -154,28 +154,29 @@ describe("a session's search texts in parts", () => {
       cache.close();
     }
   });
-  it('from a cache of an older version, are none: the sessions are read again', async () => {
+  it('from a cache written before parts knew their first message, are read whole, whatever the range', async () => {
     const dataDir = path.join(await tempDir('streamed-texts-old'), 'data');
     const file = path.join(dataDir, 'cache', 'site-search', 'texts.sqlite');
     mkdirSync(path.dirname(file), { recursive: true });
-    // Version 3 kept a session's subagents' rows in the order of the body's lines; version 4 keeps them in the
-    // header's order, which a build gathering them from the pages can make too.
     const old = new Database(file);
     old.pragma('user_version = 3');
     old.exec(
       'CREATE TABLE texts (key TEXT NOT NULL, part INTEGER NOT NULL, stamp TEXT NOT NULL, ' +
-        'chars INTEGER NOT NULL, first INTEGER, rows TEXT NOT NULL, PRIMARY KEY (key, part))',
+        'chars INTEGER NOT NULL, rows TEXT NOT NULL, PRIMARY KEY (key, part))',
     );
     const parts = inParts(main, [10, 10]);
-    const insert = old.prepare("INSERT INTO texts VALUES (?, ?, 'stamp-1', 1, 0, ?)");
+    const insert = old.prepare("INSERT INTO texts VALUES (?, ?, 'stamp-1', 1, ?)");
     parts.forEach((rows, part) => insert.run(session.key, part, JSON.stringify(rows)));
     old.close();
     const cache = new PageTextCache(dataDir);
     try {
-      expect(cache.stamps().size).toBe(0);
-      expect([...cache.mainRows(session.key)]).toEqual([]);
+      expect(cache.stamps().get(session.key)?.stamp).toBe('stamp-1');
+      expect([...cache.mainRows(session.key, 12, 30)]).toEqual(parts);
+      // A part written again knows its first message.
       cache.putPart(session.key, 0, parts[0]!);
-      expect([...cache.mainRows(session.key)]).toEqual([parts[0]]);
+      cache.putPart(session.key, 1, parts[1]!);
+      cache.putPart(session.key, 2, parts[2]!);
+      expect([...cache.mainRows(session.key, 12, 30)]).toEqual(parts.slice(1));
     } finally {
       cache.close();
     }
