@@ -160,7 +160,9 @@ const TOOL_FAMILIES: Record<string, readonly string[]> = {
 };
 const FAMILY_OF = new Map(Object.entries(TOOL_FAMILIES).flatMap(([family, names]) => names.map((n) => [n, family])));
 
-function toolFamily(name: string): string {
+/** An archive written before records were checked may hold a name that is not text: no family. */
+function toolFamily(name: unknown): string {
+  if (typeof name !== 'string') return 'other';
   return FAMILY_OF.get(name.toLowerCase().replace(/^mcp__.*__/, '')) ?? 'other';
 }
 
@@ -168,7 +170,7 @@ const LOOKUP_FAMILIES = new Set(['read', 'find', 'fetch', 'search']);
 
 /** A tool that looks something up (reads a file, lists or searches the workspace, fetches a page, searches the web):
  * its output is what the assistant read, not what it did. */
-export function isLookupTool(name: string): boolean {
+export function isLookupTool(name: unknown): boolean {
   return LOOKUP_FAMILIES.has(toolFamily(name));
 }
 

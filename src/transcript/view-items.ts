@@ -162,8 +162,8 @@ function shownOutput(output: string, limit: number): string {
 }
 
 /** How much of a tool's output its page shows. */
-export function outputPageChars(toolName: string | undefined): number {
-  return toolName && isLookupTool(toolName) ? LOOKUP_PAGE_CHARS : RESULT_PAGE_CHARS;
+function outputPageChars(toolName: unknown): number {
+  return isLookupTool(toolName) ? LOOKUP_PAGE_CHARS : RESULT_PAGE_CHARS;
 }
 
 export function resultView(m: NormalizedMessage, call?: ToolCall): ResultView {

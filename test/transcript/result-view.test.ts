@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { NormalizedMessage } from '../../src/model/message.ts';
-import type { ToolCall } from '../../src/model/message.ts';
+import type { NormalizedMessage, ToolCall } from '../../src/model/message.ts';
 import { LOOKUP_PAGE_CHARS, RESULT_PAGE_CHARS, resultView } from '../../src/transcript/view-items.ts';
 
 const result = (output: string, name = 'Bash') =>
@@ -66,5 +65,12 @@ describe("a tool's output on the page", () => {
       });
     }
     expect(resultView(result(output, 'Read')).output.length).toBe(LOOKUP_PAGE_CHARS);
+    // An archive written before records were checked may hold a name that is not text: the longer limit, no throw.
+    const odd = 42 as unknown as string;
+    expect(resultView(result(output, odd))).toMatchObject({ output, truncated: 0 });
+    expect(resultView(result(output, odd), { call_id: 'c1', name: odd, status: 'completed' })).toMatchObject({
+      output,
+      truncated: 0,
+    });
   });
 });
