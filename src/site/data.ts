@@ -238,6 +238,24 @@ function pagesKey(source: PageSource): string {
   ].join('\u0000');
 }
 
+/** Stands in a session page for its thread, whose bytes render-page.ts puts in its place (see threadBytes).
+ * Only the thread is raw HTML on that page, and it is put in after this is found, so nothing else can hold it. */
+export const THREAD_MARKER = '<!--agent-logbook:thread-->';
+let keptThread: Buffer | undefined;
+
+/** Keeps the bytes of the page being rendered's thread; returns what the page shows in their place. */
+export function keepThreadBytes(bytes: Buffer): string {
+  keptThread = bytes;
+  return THREAD_MARKER;
+}
+
+/** The thread kept by the page rendered last, once (undefined for any other page). */
+export function takeThreadBytes(): Buffer | undefined {
+  const bytes = keptThread;
+  keptThread = undefined;
+  return bytes;
+}
+
 /** A session's Markdown kept for its export, at most this many characters (a bigger one reads its last pages
  * again). */
 const KEPT_MARKDOWN_CHARS = 8_000_000;

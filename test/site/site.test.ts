@@ -140,6 +140,24 @@ describe('build over the fixture home', () => {
     expect(texts(nested, 'details.tool > summary .tool-name')).toEqual(['Glob']);
   });
 
+  it("puts each session page's thread in its place, between the table of contents and the pager", async () => {
+    const pages: string[] = [];
+    for (const source of await fs.readdir(path.join(site.outDir, 'sessions')))
+      for (const entry of await fs.readdir(path.join(site.outDir, 'sessions', source), { recursive: true }))
+        if (String(entry).endsWith('index.html')) pages.push(path.join(site.outDir, 'sessions', source, String(entry)));
+    expect(pages.length).toBeGreaterThanOrEqual(17);
+    for (const file of pages) {
+      const html = await fs.readFile(file, 'utf8');
+      expect(html, file).not.toContain('agent-logbook:thread');
+      const doc = new JSDOM(html).window.document;
+      const thread = doc.querySelector('main > .thread')!;
+      expect(thread.querySelectorAll(':scope > .item').length, file).toBeGreaterThan(0);
+      expect(thread.previousElementSibling, file).not.toBeNull();
+      // Nothing of the page's own markup after the thread was swallowed by it.
+      expect(thread.querySelector('.pager-next, script, nav.toc, h1'), file).toBeNull();
+    }
+  });
+
   it('never lets transcript HTML become markup: answers are sanitized, tool output is text', async () => {
     const html = await fs.readFile(path.join(site.outDir, 'sessions/claude-code', SESSION.A, 'index.html'), 'utf8');
     const doc = new JSDOM(html).window.document;

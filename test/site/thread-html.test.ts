@@ -2,7 +2,7 @@ import { addAttribute, escapeHTML } from 'astro/runtime/server/index.js';
 import { JSDOM } from 'jsdom';
 import { describe, expect, it } from 'vitest';
 import { attr, longText, pathText, text, toolBody } from '../../src/site/components/session/html.ts';
-import { threadHtml } from '../../src/site/components/thread-html.ts';
+import { threadBytes, threadHtml } from '../../src/site/components/thread-html.ts';
 import type { ViewItem } from '../../src/transcript/session-view.ts';
 import { XSS_PAYLOADS } from '../fixtures/xss-payloads.ts';
 
@@ -89,6 +89,24 @@ describe('the thread', () => {
     expect(document.querySelector('.hidden-events')!.textContent).toBe(
       `2 log records not shown as messages: ${payload}`,
     );
+  });
+
+  it('as bytes, an item at a time: the UTF-8 of the thread as one string', async () => {
+    const items: ViewItem[] = [
+      item({ kind: 'prompt', ordinal: 1, text: 'ログイン画面を直して <b>', images: [], index: 0 }),
+      item({
+        kind: 'answer',
+        segments: [{ channel: 'output', type: 'text', format: 'text', text: '直しました 🎉 "done"' }],
+        index: 1,
+      }),
+      item({ kind: 'notice', tone: 'error', label: 'エラー', text: 'x & y', collapsed: false }),
+    ];
+    const html = await threadHtml(items, 'Asia/Tokyo', false);
+    const bytes = await threadBytes(items, 'Asia/Tokyo', false);
+    expect(bytes.toString('utf8')).toBe(html);
+    expect(bytes.equals(Buffer.from(html))).toBe(true);
+    expect(html).toContain('ログイン画面を直して &lt;b&gt;');
+    expect((await threadBytes([], 'UTC', false)).length).toBe(0);
   });
 
   it('a long text: the first lines, and the rest behind "show all"', () => {

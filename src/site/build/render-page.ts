@@ -28,6 +28,9 @@ export interface RendererBundle {
   /** See sessionPageDigest in site/data.ts. */
   sessionPageDigest(head: SessionHead, page: number): string;
   closeSessionPages(): void;
+  /** See keepThreadBytes in site/data.ts. */
+  takeThreadBytes(): Buffer | undefined;
+  THREAD_MARKER: string;
   /** See withIndexStampHeld in site/data.ts. */
   withIndexStampHeld<T>(render: () => Promise<T>): Promise<T>;
 }
@@ -166,6 +169,7 @@ export class PageRenderer {
   private async render(task: RouteToRender): Promise<Buffer> {
     const module = this.pageModule(task);
     const url = this.urlOf(task);
+    this.bundle.takeThreadBytes(); // left by a page that failed
     // The response's bytes as Astro encoded them: its `renderToString` would decode them to a string that
     // would then be encoded again.
     const response = await this.container.renderToResponse(module.default, {
@@ -175,8 +179,19 @@ export class PageRenderer {
       partial: false,
     });
     const html = Buffer.from(await response.arrayBuffer());
+    const thread = this.bundle.takeThreadBytes();
     const head = html.indexOf('</head>');
-    return head === -1 ? html : Buffer.concat([html.subarray(0, head), this.styleLinks, html.subarray(head)]);
+    const parts = head === -1 ? [html] : [html.subarray(0, head), this.styleLinks, html.subarray(head)];
+    if (!thread) return parts.length === 1 ? html : Buffer.concat(parts);
+    const last = parts.pop()!;
+    const at = last.indexOf(this.bundle.THREAD_MARKER);
+    if (at === -1) throw new Error('the page has no place for its thread');
+    return Buffer.concat([
+      ...parts,
+      last.subarray(0, at),
+      thread,
+      last.subarray(at + this.bundle.THREAD_MARKER.length),
+    ]);
   }
 }
 

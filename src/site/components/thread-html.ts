@@ -35,7 +35,19 @@ const pathHeadline = (item: Item<'tool'>) => {
   return paths.includes(item.headline) || (paths.length > 0 && /^\S*\/\S*$/.test(item.headline));
 };
 
-/** The items of a thread as HTML. Share builds show images only as placeholders. */
+/**
+ * A page's thread as UTF-8, encoded an item at a time. As one string, a long page's thread is a chain of
+ * pieces that encoding first copies whole, to two bytes a character once it holds any CJK: a fresh allocation
+ * of several hundred kB for every page, which the kernel hands out page by page (see the site build in
+ * docs/decisions.md). Share builds show images only as placeholders.
+ */
+export async function threadBytes(items: ViewItem[], timeZone: string, share: boolean): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for (const item of items) parts.push(Buffer.from(await itemHtml(item, timeZone, share)));
+  return Buffer.concat(parts);
+}
+
+/** The items of a thread as HTML (a subagent's, inside its call's item). */
 export async function threadHtml(items: ViewItem[], timeZone: string, share: boolean): Promise<string> {
   let html = '';
   for (const item of items) html += await itemHtml(item, timeZone, share);
