@@ -241,10 +241,18 @@ function pagesKey(source: PageSource): string {
 /** Stands in a session page for its thread, whose bytes render-page.ts puts in its place (see threadBytes).
  * Only the thread is raw HTML on that page, and it is put in after this is found, so nothing else can hold it. */
 export const THREAD_MARKER = '<!--agent-logbook:thread-->';
+let threadsSpliced = false;
 let keptThread: Buffer | undefined;
 
-/** Keeps the bytes of the page being rendered's thread; returns what the page shows in their place. */
-export function keepThreadBytes(bytes: Buffer): string {
+/** Said by render-page.ts, which puts each page's thread into its bytes (Astro's own build does not). */
+export function spliceThreads(): void {
+  threadsSpliced = true;
+}
+
+/** What a session page shows for its thread: the marker, its bytes kept for render-page.ts, or (in Astro's own
+ * build) the thread's HTML. */
+export function placeThread(bytes: Buffer): string {
+  if (!threadsSpliced) return bytes.toString('utf8');
   keptThread = bytes;
   return THREAD_MARKER;
 }
@@ -259,7 +267,7 @@ export function takeThreadBytes(): Buffer | undefined {
 /** A session's Markdown kept for its export, at most this many characters (a bigger one reads its last pages
  * again). */
 const KEPT_MARKDOWN_CHARS = 8_000_000;
-let keptMarkdown: { key: string; pages: Map<number, string>; chars: number } | undefined;
+let keptMarkdown: { key: string; pages: Map<number, string[]>; chars: number } | undefined;
 
 /**
  * Keeps the Markdown of a session page (in a time zone), made from the items the page shows, for the session's
@@ -267,16 +275,16 @@ let keptMarkdown: { key: string; pages: Map<number, string>; chars: number } | u
  * which the build renders next in the same worker (see the site build): the export then neither reads the
  * session's pages again nor builds their views twice. Only the last session's pages are kept.
  */
-export function keepPageMarkdown(summary: PageSource, page: number, timeZone: string, markdown: () => string): void {
+export function keepPageMarkdown(summary: PageSource, page: number, timeZone: string, markdown: () => string[]): void {
   const key = `${pagesKey(summary)}\u0000${timeZone}`;
   if (keptMarkdown?.key !== key) keptMarkdown = { key, pages: new Map(), chars: 0 };
   if (keptMarkdown.chars >= KEPT_MARKDOWN_CHARS) return;
-  const text = markdown();
-  keptMarkdown.pages.set(page, text);
-  keptMarkdown.chars += text.length;
+  const items = markdown();
+  keptMarkdown.pages.set(page, items);
+  for (const item of items) keptMarkdown.chars += item.length;
 }
 
 /** A page's Markdown kept by keepPageMarkdown, if it was. */
-export function keptPageMarkdown(summary: PageSource, page: number, timeZone: string): string | undefined {
+export function keptPageMarkdown(summary: PageSource, page: number, timeZone: string): string[] | undefined {
   return keptMarkdown?.key === `${pagesKey(summary)}\u0000${timeZone}` ? keptMarkdown.pages.get(page) : undefined;
 }

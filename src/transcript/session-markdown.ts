@@ -152,25 +152,31 @@ export function sessionMarkdownHeader(summary: SessionSummary, o: SessionMarkdow
   ].join('\n');
 }
 
-/** The Markdown of one page of a session (its slice of the main thread, placed in the session). */
-export function sessionPageMarkdown(session: SessionThreads, place: ThreadPlace, o: SessionMarkdownOptions): string {
+/** The Markdown of one page of a session (its slice of the main thread, placed in the session), an item each. */
+export function sessionPageMarkdown(session: SessionThreads, place: ThreadPlace, o: SessionMarkdownOptions): string[] {
   return pageItemsMarkdown(buildSessionView(session, place), o);
 }
 
-/** The Markdown of a page's items, as its page shows them (buildSessionView). */
-export function pageItemsMarkdown(items: ViewItem[], o: SessionMarkdownOptions): string {
-  return items
-    .map((item) => itemMarkdown(item, o, 0))
-    .filter(Boolean)
-    .join('\n\n');
+/** The Markdown of a page's items, as its page shows them (buildSessionView): an item each, joined by a blank
+ * line. Kept apart, so that a long page is never one string (see sessionMarkdown). */
+export function pageItemsMarkdown(items: ViewItem[], o: SessionMarkdownOptions): string[] {
+  return items.map((item) => itemMarkdown(item, o, 0)).filter(Boolean);
 }
 
-/** A whole session as Markdown, from the Markdown of its pages in order (sessionPageMarkdown). */
+/**
+ * A whole session as Markdown, from the items' Markdown of its pages in order (sessionPageMarkdown), in pieces
+ * no bigger than an item's: joined into one string, a long session's text would be copied whole before it is
+ * encoded (see threadBytes in site/components/thread-html.ts).
+ */
 export function* sessionMarkdown(
   summary: SessionSummary,
-  pages: Iterable<string>,
+  pages: Iterable<string[]>,
   o: SessionMarkdownOptions,
 ): Generator<string> {
   yield `${sessionMarkdownHeader(summary, o)}\n`;
-  for (const page of pages) yield `\n${page}\n`;
+  for (const page of pages) {
+    yield '\n';
+    for (const [i, item] of page.entries()) yield i === 0 ? item : `\n\n${item}`;
+    yield '\n';
+  }
 }

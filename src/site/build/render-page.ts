@@ -28,7 +28,8 @@ export interface RendererBundle {
   /** See sessionPageDigest in site/data.ts. */
   sessionPageDigest(head: SessionHead, page: number): string;
   closeSessionPages(): void;
-  /** See keepThreadBytes in site/data.ts. */
+  /** See placeThread in site/data.ts. */
+  spliceThreads(): void;
   takeThreadBytes(): Buffer | undefined;
   THREAD_MARKER: string;
   /** See withIndexStampHeld in site/data.ts. */
@@ -105,6 +106,7 @@ export class PageRenderer {
   ) {}
 
   static async create(bundle: RendererBundle, styleHrefs: string[]): Promise<PageRenderer> {
+    bundle.spliceThreads();
     const container = await bundle.experimental_AstroContainer.create();
     const links = styleHrefs.map((href) => `<link rel="stylesheet" href="${href}">`).join('');
     return new PageRenderer(bundle, container, Buffer.from(links));

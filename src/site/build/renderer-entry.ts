@@ -2,7 +2,14 @@
 // module of src/site/pages (with the whole component tree each imports) and Astro's container, from one build so
 // they share one Astro runtime. Nothing here runs inside Astro's own build.
 export { experimental_AstroContainer } from 'astro/container';
-export { closeSessionPages, sessionPageDigest, takeThreadBytes, THREAD_MARKER, withIndexStampHeld } from '../data.ts';
+export {
+  closeSessionPages,
+  sessionPageDigest,
+  spliceThreads,
+  takeThreadBytes,
+  THREAD_MARKER,
+  withIndexStampHeld,
+} from '../data.ts';
 
 /** Page modules by their path relative to src/site/pages (`days/[day].astro`, `stats.json.ts`, …). */
 export const pageModules: Record<string, Record<string, unknown>> = Object.fromEntries(

@@ -22,8 +22,12 @@ export const getStaticPaths: GetStaticPaths = async () => {
   }));
 };
 
-/** Markdown up to this many characters is gzipped in one call (nearly every session's). */
-const ONE_CALL_CHARS = 1024 * 1024;
+/** Markdown up to this many bytes is gzipped in one call (nearly every session's). */
+const ONE_CALL_BYTES = 2 * 1024 * 1024;
+/** Pieces are joined into strings of about this many characters before they are encoded: a stream of many small
+ * chunks costs more to encode and to read back than the text itself, and a string much longer would be copied
+ * whole, to two bytes a character, first (see sessionMarkdown). */
+const BATCH_CHARS = 16 * 1024;
 
 export const GET: APIRoute = async ({ props }) => {
   const summary = (props as { summary: SessionSummary }).summary;
@@ -39,35 +43,41 @@ export const GET: APIRoute = async ({ props }) => {
         })
       );
   }
-  const chunks = sessionMarkdown(summary, pages(), { timeZone });
+  const batches = encodedBatches(sessionMarkdown(summary, pages(), { timeZone }));
   // Most sessions' Markdown is a few MB at most: gzipped in one call, which costs half of streaming it through
   // zlib. A bigger one (a worker's heap is bounded) is streamed from where that stopped.
-  let head = '';
-  let next = chunks.next();
-  for (; !next.done; next = chunks.next()) {
-    head += next.value;
-    if (head.length >= ONE_CALL_CHARS) break;
+  const head: Buffer[] = [];
+  let bytes = 0;
+  let next = batches.next();
+  for (; !next.done; next = batches.next()) {
+    head.push(next.value);
+    bytes += next.value.length;
+    if (bytes >= ONE_CALL_BYTES) break;
   }
   const headers = { 'Content-Type': 'application/gzip' };
-  if (next.done) return new Response(gzipForSite(head), { headers });
-  const encoder = new TextEncoder();
-  let text = head;
-  // Pieces are joined to ~64 KB before they are encoded: a stream of many small chunks costs more to encode
-  // and to read back than the text itself.
+  if (next.done) return new Response(gzipForSite(Buffer.concat(head, bytes)), { headers });
   const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(Buffer.concat(head, bytes));
+    },
     pull(controller) {
-      for (next = chunks.next(); ; next = chunks.next()) {
-        if (next.done) {
-          if (text) controller.enqueue(encoder.encode(text));
-          controller.close();
-          return;
-        }
-        text += next.value;
-        if (text.length >= 64 * 1024) break;
-      }
-      controller.enqueue(encoder.encode(text));
-      text = '';
+      next = batches.next();
+      if (next.done) controller.close();
+      else controller.enqueue(next.value);
     },
   });
   return new Response(gzipStreamForSite(body), { headers });
 };
+
+/** The pieces' UTF-8, in batches of about BATCH_CHARS characters (a bigger piece alone). */
+function* encodedBatches(pieces: Iterable<string>): Generator<Buffer> {
+  let batch = '';
+  for (const piece of pieces) {
+    if (batch.length + piece.length > BATCH_CHARS && batch) {
+      yield Buffer.from(batch);
+      batch = '';
+    }
+    batch += piece;
+  }
+  if (batch) yield Buffer.from(batch);
+}
