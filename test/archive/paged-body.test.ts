@@ -5,6 +5,8 @@ import { collect } from '../../src/collect/collect.ts';
 import { DataDir, openSessionPages, readBodyFileSync } from '../../src/archive/data-dir.ts';
 import { sessionPage } from '../../src/transcript/session-view.ts';
 import { MAIN_THREAD } from '../../src/model/body.ts';
+import type { BodyHeader } from '../../src/archive/body-format.ts';
+import { PagedBody } from '../../src/archive/paged-body.ts';
 import { setArchiveWarningSink } from '../../src/archive/warnings.ts';
 import type { CollectWarning } from '../../src/util/warnings.ts';
 import { FIXTURE_HOME, tempDir } from '../helpers/paths.ts';
@@ -37,6 +39,32 @@ describe('PagedBody', () => {
     expect(pagesCompared).toBeGreaterThan(100);
     expect(withSubagents).toBeGreaterThan(0);
     expect(patchedBodies).toBeGreaterThan(0);
+  });
+
+  it('applies the same patches whether it kept their bytes or reads them where they are', async () => {
+    const dataDir = path.join(await tempDir('paged-patch-bytes'), 'data');
+    await collect({ home: FIXTURE_HOME, env: {}, dataDir, sourceOptions: { explicitHome: 'true' } });
+    const data = new DataDir(dataDir);
+    let patchedPages = 0;
+    for (const summary of await data.readSummaries()) {
+      const messagesFile = data.messagesPath(summary.body);
+      if (!readFileSync(messagesFile, 'utf8').includes('"patch":')) continue;
+      const header = JSON.parse(readFileSync(path.join(dataDir, summary.body), 'utf8')) as BodyHeader;
+      const count = readBodyFileSync(dataDir, summary.body)!.session.messages.length;
+      const starts = Array.from({ length: Math.ceil(count / 2) }, (_, i) => i * 2);
+      if (starts.length < 2) continue;
+      const kept = new PagedBody(messagesFile, header.session, starts);
+      // None kept (every patch read where it is), and some kept and the rest read.
+      for (const budget of [0, 400]) {
+        const read = new PagedBody(messagesFile, header.session, starts, budget);
+        for (let page = 1; page <= starts.length; page++) {
+          expect(read.page(page), `${summary.id} page ${page}, ${budget} bytes kept`).toEqual(kept.page(page));
+          expect(read.digest(page)).toBe(kept.digest(page));
+        }
+      }
+      patchedPages += starts.length;
+    }
+    expect(patchedPages).toBeGreaterThan(3);
   });
 
   it('digests what a page read: the same bytes the same digest, a patch to one of its messages a new one', async () => {
