@@ -4,6 +4,7 @@ import { type Dirent, existsSync, readdirSync, readFileSync, statSync } from 'no
 import path from 'node:path';
 import type { SessionSummary } from '../model/session.ts';
 import { dayOf } from '../stats/calendar.ts';
+import { heldOnce } from '../util/stamp.ts';
 
 /** Outcomes next to effort: the user's own commits in the git repositories the sessions ran in. Read-only: no
  * fetch, no optional locks (`git status` would otherwise refresh the index), nothing written to the repository. */
@@ -100,6 +101,10 @@ export interface Outcomes {
  * rebase changes the stamp, at the cost of a stat per folder, not per ref. '' when `dir` is in no repository.
  */
 export function repositoryStamp(dir: string): string {
+  return heldOnce(`repository\0${dir}`, () => takeRepositoryStamp(dir));
+}
+
+function takeRepositoryStamp(dir: string): string {
   const found = gitDirOf(dir);
   if (!found) return '';
   const { gitDir, commonDir } = found;

@@ -10,6 +10,43 @@ const MISSING_IS_UNDEFINED = { throwIfNoEntry: false } as const;
  * inode costs a few microseconds where a promise's round trip through the thread pool costs tens.
  */
 export function fileStamp(file: string): string | undefined {
+  if (held) {
+    if (held.has(file)) return held.get(file) as string | undefined;
+    const stamp = takeStamp(file);
+    held.set(file, stamp);
+    return stamp;
+  }
+  return takeStamp(file);
+}
+
+let held: Map<string, unknown> | undefined;
+
+/**
+ * Runs `work` with each file stamped once (fileStamp), and each value `heldOnce` is asked for worked out once, for
+ * work during which nothing writes what it stamps: a render worker's task (the build holds the archive's lock).
+ * Its pages ask for the same body's, index's and repository's stamps many times each.
+ */
+export async function withStampsHeld<T>(work: () => Promise<T>): Promise<T> {
+  if (held) return work();
+  held = new Map();
+  try {
+    return await work();
+  } finally {
+    held = undefined;
+  }
+}
+
+/** `compute()`, worked out once for `key` while stamps are held (withStampsHeld), else every time. */
+export function heldOnce<T>(key: string, compute: () => T): T {
+  if (!held) return compute();
+  const name = `\0${key}`;
+  if (held.has(name)) return held.get(name) as T;
+  const value = compute();
+  held.set(name, value);
+  return value;
+}
+
+function takeStamp(file: string): string | undefined {
   if (rawStat === undefined) {
     const stamp = statStamp(file);
     if (stamp !== undefined) rawStat = checkedRawStat(file, stamp);

@@ -1,7 +1,7 @@
 import { promises as fs, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { fileStamp, fileStamps } from '../../src/util/stamp.ts';
+import { fileStamp, fileStamps, heldOnce, withStampsHeld } from '../../src/util/stamp.ts';
 import { FIXTURE_HOME, tempDir } from '../helpers/paths.ts';
 
 /** The stamp as statSync gives it: what every archive written so far recorded. */
@@ -61,5 +61,32 @@ describe('fileStamp', () => {
     await fs.writeFile(file, 'x');
     expect(() => statSync(path.join(file, 'inside'), { throwIfNoEntry: false })).toThrow(/ENOTDIR/);
     expect(() => fileStamp(path.join(file, 'inside'))).toThrow(/ENOTDIR/);
+  });
+});
+
+describe('withStampsHeld', () => {
+  it('stamps each file once and works out each held value once while held, and afresh after', async () => {
+    const dir = await tempDir('stamps-held');
+    const file = path.join(dir, 'body.json');
+    await fs.writeFile(file, 'one');
+    const before = fileStamp(file);
+    let computed = 0;
+    const value = () => heldOnce('repository\0/x', () => ++computed);
+    await withStampsHeld(async () => {
+      expect(fileStamp(file)).toBe(before);
+      await fs.writeFile(file, 'three');
+      // Nothing writes what a held task stamps: what it was asked first is what it is told again.
+      expect(fileStamp(file)).toBe(before);
+      expect(fileStamp(path.join(dir, 'missing'))).toBeUndefined();
+      expect([value(), value()]).toEqual([1, 1]);
+      // A nested task holds what the outer one holds.
+      await withStampsHeld(async () => expect([fileStamp(file), value()]).toEqual([before, 1]));
+    });
+    expect(fileStamp(file)).not.toBe(before);
+    expect(fileStamp(file)!.startsWith('5:')).toBe(true);
+    expect([value(), value()]).toEqual([2, 3]);
+    // A task that fails lets go too.
+    await expect(withStampsHeld(async () => Promise.reject(new Error('no')))).rejects.toThrow('no');
+    expect(value()).toBe(4);
   });
 });
