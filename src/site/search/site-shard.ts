@@ -12,7 +12,7 @@ import {
   sessionRecords,
   type SiteSession,
 } from './site-records.ts';
-import { TEXT_FILE_EXTENSION, TEXT_MAP_FILE, textBundle } from '../../transcript/page-record.ts';
+import { TEXT_FILE_EXTENSION, TEXT_MAP_FILE } from '../../transcript/page-record.ts';
 import { PageTextCache, readSessionTexts, type SessionTexts } from '../../transcript/page-texts.ts';
 import { importModule } from '../../util/import-module.ts';
 
@@ -97,7 +97,7 @@ export async function writeShard(job: ShardJob): Promise<ShardWritten> {
     let bundleChars = 0;
     const flush = async () => {
       if (bundle.length === 0) return;
-      const gzipped = gzipForSite(textBundle(bundle.map((entry) => entry.text)));
+      const gzipped = gzipForSite(textBundleBytes(bundle.map((entry) => entry.text)));
       // Named by its bytes as written: hashing the gzip is a quarter of the work of hashing the text.
       const name = `${createHash('sha256').update(gzipped).digest('hex').slice(0, 20)}${TEXT_FILE_EXTENSION}`;
       writes.push(fs.writeFile(path.join(job.outputPath, TEXT_DIR, name), gzipped));
@@ -150,6 +150,20 @@ export async function writeShard(job: ShardJob): Promise<ShardWritten> {
     await pagefind.close();
   }
 }
+
+/** A text file's bytes (the UTF-8 of textBundle), encoded a page at a time: as one string, a bundle's ~250,000
+ * characters would first be copied whole, to two bytes a character once any is CJK (see threadBytes in
+ * site/components/thread-html.ts). */
+export function textBundleBytes(pageTexts: string[]): Buffer {
+  const parts: Buffer[] = [];
+  for (const [i, text] of pageTexts.entries()) {
+    if (i > 0) parts.push(COMMA);
+    parts.push(Buffer.from(text));
+  }
+  return Buffer.concat([OPEN, ...parts, CLOSE]);
+}
+
+const [OPEN, COMMA, CLOSE] = ['[', ',', ']'].map((mark) => Buffer.from(mark)) as [Buffer, Buffer, Buffer];
 
 /** Pagefind's fragment files are gzip of this signature then the fragment's JSON. */
 const FRAGMENT_SIGNATURE = 'pagefind_dcd';

@@ -1,7 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { bundleRecord } from '../../../src/site/search/site-records.ts';
+import { textBundleBytes } from '../../../src/site/search/site-shard.ts';
 import { queryWords } from '../../../src/search/cjk.ts';
-import { type BundlePage, distinctWords, type RecordSection } from '../../../src/transcript/page-record.ts';
+import {
+  type BundlePage,
+  bundlePage,
+  bundlePages,
+  distinctWords,
+  pageText,
+  type RecordSection,
+  textBundle,
+} from '../../../src/transcript/page-record.ts';
 
 const section = (text: string): RecordSection => ({ anchor: 'm1', kind: 'prompt', timestamp: '', text });
 
@@ -42,5 +51,27 @@ describe('what Pagefind indexes of a bundle', () => {
       meta: { text: 's0001/text/x.pf_text' },
       filters: { source: ['claude-code'] },
     });
+  });
+});
+
+describe('a text file', () => {
+  it('is the pages’ entries as one JSON array, encoded a page at a time', () => {
+    const entries = [
+      pageText({ url: '/a/', meta: { title: 'ログイン' }, filters: {} }, [
+        { anchor: 'm1', kind: 'prompt', timestamp: '', text: '画面を直して 🎉 "q"' },
+      ]),
+      pageText({ url: '/b/', meta: {}, filters: { source: ['codex'] } }, []),
+      '[]',
+    ];
+    for (const count of [0, 1, 3]) {
+      const texts = entries.slice(0, count);
+      const bytes = textBundleBytes(texts);
+      expect(bytes.equals(Buffer.from(textBundle(texts))), `${count} pages`).toBe(true);
+      expect(bytes.toString('utf8')).toBe(`[${texts.join(',')}]`);
+      expect(bundlePages(bytes.toString('utf8'))).toEqual(texts.map((t) => JSON.parse(t) as unknown));
+    }
+    expect(bundlePage(bundlePages(textBundleBytes(entries).toString('utf8'))[0])!.sections[0]!.text).toBe(
+      '画面を直して 🎉 "q"',
+    );
   });
 });
