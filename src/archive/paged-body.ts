@@ -16,8 +16,9 @@ interface Span {
 }
 
 /** Bytes of patches a body keeps from its first pass: a page then applies them without a read each (a page at
- * bench scale 1 reads ~90). A session with more (a 2 GB one has tens of MB) reads the rest where they are. */
-const PATCH_BYTES_KEPT = 16 * 1024 * 1024;
+ * bench scale 1 reads ~90; its longest session keeps under 4 MB). A session with more (a 2 GB one has tens of MB,
+ * and the build's thread and each render worker open it) reads the rest where they are. */
+const PATCH_BYTES_KEPT = 4 * 1024 * 1024;
 
 /**
  * A long session read a page at a time, for its paginated session pages: one pass over the message lines
