@@ -69,11 +69,6 @@ export function pageText(page: Omit<BundlePage, 'sections'>, sections: RecordSec
   ]);
 }
 
-/** A text file (before gzip): the entries (`pageText`) of several pages. */
-export function textBundle(pageTexts: string[]): string {
-  return `[${pageTexts.join(',')}]`;
-}
-
 /** The pages' entries of a text file (after gunzip), parsed; none when it is not JSON. */
 export function bundlePages(json: string): unknown[] {
   try {

@@ -151,9 +151,9 @@ export async function writeShard(job: ShardJob): Promise<ShardWritten> {
   }
 }
 
-/** A text file's bytes (the UTF-8 of textBundle), encoded a page at a time: as one string, a bundle's ~250,000
- * characters would first be copied whole, to two bytes a character once any is CJK (see threadBytes in
- * site/components/thread-html.ts). */
+/** A text file (before gzip): the entries (`pageText`) of its pages as one JSON array, encoded a page at a time
+ * (as one string, a bundle's ~250,000 characters would first be copied whole, to two bytes a character once any
+ * is CJK: see threadBytes in site/components/thread-html.ts). */
 export function textBundleBytes(pageTexts: string[]): Buffer {
   const parts: Buffer[] = [];
   for (const [i, text] of pageTexts.entries()) {
