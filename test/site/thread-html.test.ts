@@ -6,14 +6,21 @@ import { threadBytes, threadHtml } from '../../src/site/components/thread-html.t
 import type { ViewItem } from '../../src/transcript/session-view.ts';
 import { XSS_PAYLOADS } from '../fixtures/xss-payloads.ts';
 
-// The thread's markup is made as strings (src/site/components/thread-html.ts), escaped as Astro's templates
-// escape: the pages' bytes are those the Astro components made (checked on the whole scale-1 bench site).
+// The thread's markup is made as strings (src/site/components/thread-html.ts): attributes escaped as Astro's
+// templates escape them, text as they do but with its quotes as written.
 
 const STRINGS = [...XSS_PAYLOADS, '', ' ', 'a & b', "it's", '"q"', '<>', '&amp;', '日本語 & <タグ>', '0'];
 
 describe('text and attributes, escaped as Astro escapes them', () => {
-  it('text as an Astro expression shows it', () => {
-    for (const s of STRINGS) expect(text(s), s).toBe(String(escapeHTML(s)));
+  it('text as an Astro expression shows it, with its quotes as written', () => {
+    for (const s of STRINGS) {
+      expect(text(s), s).toBe(String(escapeHTML(s)).replaceAll('&quot;', '"').replaceAll('&#39;', "'"));
+      const element = new JSDOM(`<div>${text(s)}</div>`).window.document.querySelector('div')!;
+      // The parser drops a NUL in text, as a browser does.
+      expect(element.textContent, s).toBe(s.replaceAll('\0', ''));
+      expect(element.children.length, s).toBe(0);
+    }
+    expect(text(`it's "quoted"`)).toBe(`it's "quoted"`);
     expect(text(0)).toBe('0');
     expect(text(12)).toBe('12');
     expect(text(undefined)).toBe('');

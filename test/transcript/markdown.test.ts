@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   isSelfSanitized,
   mayNeedSanitizer,
+  plainQuotes,
   renderMarkdown,
   renderUnsanitized,
   sanitizeHtml,
@@ -98,6 +99,29 @@ describe('renderMarkdown', () => {
     expect(isSelfSanitized('[x](javascript:alert(1))')).toBe(false);
     expect(isSelfSanitized('```c#\nx\n```')).toBe(false);
     expect(XSS_PAYLOADS.filter(isSelfSanitized).length).toBeGreaterThan(0);
+  });
+
+  it('writes the quotes of text as they are, and escapes them only in attributes', () => {
+    const html = renderMarkdown(`He said "hi", it's \`"x"\`\n\n\`\`\`js\nconst a = "b" + 'c';\n\`\`\``);
+    expect(html).toContain(`<p>He said "hi", it's <code>"x"</code></p>`);
+    expect(html).toContain(`<code class="language-js">const a = "b" + 'c';\n</code>`);
+    // A title holding a quote and a `>`: still one attribute, with no tag or attribute made of it.
+    for (const markdown of ['[a](https://example.com/ "x\\"><b onclick=1>")', "[a](https://example.com/ 'y\\'>')"]) {
+      const link = new JSDOM(renderMarkdown(markdown)).window.document.querySelector('a')!;
+      expect(link.getAttribute('title'), markdown).toMatch(/^[xy]["']>/);
+      expect(link.getAttributeNames().sort(), markdown).toEqual(['href', 'rel', 'target', 'title']);
+      expect(link.children.length, markdown).toBe(0);
+    }
+    // Text between tags, with a link or without; an attribute keeps its entities.
+    expect(plainQuotes('<p>&quot;a&quot; b&#39;s</p>\n')).toBe(`<p>"a" b's</p>\n`);
+    expect(plainQuotes('<p><a href="https://e.com/?q=&quot;" title="&#39;t&#39;">&quot;x&quot;</a> &#39;</p>')).toBe(
+      `<p><a href="https://e.com/?q=&quot;" title="&#39;t&#39;">"x"</a> '</p>`,
+    );
+    // No quote entity is left in text, on either path.
+    for (const markdown of [...MARKDOWN, ...XSS_PAYLOADS]) {
+      const text = renderMarkdown(markdown).replace(/<[^>]*>/g, '');
+      expect(text, markdown).not.toMatch(/&(quot|#39|#34|apos);/);
+    }
   });
 
   it('passes over only Markdown that cannot need the sanitizer (mayNeedSanitizer)', () => {
