@@ -76,3 +76,25 @@ export function queryWords(query: string): { words: string[]; runs: string[] } {
   }
   return { words, runs };
 }
+
+const LETTERS_OR_DIGITS = /[\p{Alphabetic}\p{N}]+/gu;
+
+/**
+ * A word's runs of letters and digits: the terms the site index holds of it, and looks a query's word up by.
+ * Pagefind drops a word's other characters and indexes what is left joined as well as its parts
+ * (`compute(171,` as `compute171`, `compute` and `171`). On code and paths the joined form is a term nobody
+ * types, and it was most of the indexer's work. Looked up by the same runs (each matched as a prefix), a
+ * bundle whose text holds the word typed is still found; the search box then checks the text itself.
+ */
+export function wordRuns(word: string): string[] {
+  return ASCII_WORD.test(word) ? [word] : (word.match(LETTERS_OR_DIGITS) ?? []);
+}
+/** Most words: one run, told without the Unicode tables. */
+const ASCII_WORD = /^[A-Za-z0-9]+$/;
+
+/** What the site index is searched for, from a query's words (queryWords): their runs of letters and digits,
+ * or the words as they are when they have none (Pagefind then finds nothing, as for any such query). */
+export function indexQuery(words: string[]): string {
+  const runs = words.flatMap(wordRuns);
+  return (runs.length > 0 ? runs : words).join(' ');
+}

@@ -32,23 +32,33 @@ export interface RecordSection {
 
 /** Each distinct word of a bundle's sections once, as first written, whatever its case (what Pagefind
  * indexes of it, with the CJK bigrams of these words). A word is lower-cased only the first time it is seen as
- * written. */
-export function distinctWords(sections: RecordSection[]): string[] {
+ * written. With `termsOf`, each distinct word gives the terms it adds (`add`), and the terms are what is kept
+ * once, by the same rule. */
+export function distinctWords(
+  sections: RecordSection[],
+  termsOf: (word: string, add: (term: string) => void) => void = (word, add) => add(word),
+): string[] {
+  const words = new Set<string>();
   const seen = new Set<string>();
-  const words: string[] = [];
+  const terms: string[] = [];
+  const add = (term: string) => {
+    if (!term || seen.has(term)) return;
+    seen.add(term);
+    const key = term.toLowerCase();
+    if (key !== term) {
+      if (seen.has(key)) return;
+      seen.add(key);
+    }
+    terms.push(term);
+  };
   for (const section of sections) {
     for (const word of section.text.split(/\s+/)) {
-      if (!word || seen.has(word)) continue;
-      seen.add(word);
-      const key = word.toLowerCase();
-      if (key !== word) {
-        if (seen.has(key)) continue;
-        seen.add(key);
-      }
-      words.push(word);
+      if (!word || words.has(word)) continue;
+      words.add(word);
+      termsOf(word, add);
     }
   }
-  return words;
+  return terms;
 }
 
 /** A page of a bundle: where it is, what the search box says of it, what the filters see, and its texts. */

@@ -126,11 +126,20 @@ export { bodyStamp } from '../archive/stamps.ts';
  */
 /** Bump when what a row holds changes: an older cache is emptied and read again. */
 const TEXT_CACHE_VERSION = 3;
+const READ_PART = 'SELECT rows FROM texts WHERE key = ? AND part = ?';
 /** The part holding a session's subagents' rows: read before the main thread's (see sessionRecords). */
 const SUBAGENT_PART = -1;
 
 export class PageTextCache {
   private readonly db: Database.Database;
+  /** Statements prepared once: a shard's writer reads thousands of sessions, each with a few statements. */
+  private readonly statements = new Map<string, Database.Statement>();
+
+  private statement(sql: string): Database.Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) this.statements.set(sql, (statement = this.db.prepare(sql)));
+    return statement;
+  }
 
   constructor(dataDir: string, options: { readonly?: boolean } = {}) {
     const file = path.join(dataDir, 'cache', 'site-search', 'texts.sqlite');
@@ -172,7 +181,7 @@ export class PageTextCache {
 
   /** Part `part` of a session's main-thread rows; part 0 forgets what the cache held of the session. */
   putPart(key: string, part: number, rows: PageTextRow[]): void {
-    if (part === 0) this.db.prepare('DELETE FROM texts WHERE key = ?').run(key);
+    if (part === 0) this.statement('DELETE FROM texts WHERE key = ?').run(key);
     this.insert(key, part, rows);
   }
 
@@ -182,21 +191,20 @@ export class PageTextCache {
 
   /** The session's parts are all in: they are its texts for this body stamp. */
   finish(key: string, stamp: string): void {
-    this.db.prepare('UPDATE texts SET stamp = ? WHERE key = ?').run(stamp, key);
+    this.statement('UPDATE texts SET stamp = ? WHERE key = ?').run(stamp, key);
   }
 
   private insert(key: string, part: number, rows: PageTextRow[]): void {
     const chars = rows.reduce((n, r) => n + r.text.length, 0);
-    this.db
-      .prepare("INSERT OR REPLACE INTO texts (key, part, stamp, chars, first, rows) VALUES (?, ?, '', ?, ?, ?)")
-      .run(key, part, chars, rows[0]?.index ?? null, JSON.stringify(rows));
+    this.statement(
+      "INSERT OR REPLACE INTO texts (key, part, stamp, chars, first, rows) VALUES (?, ?, '', ?, ?, ?)",
+    ).run(key, part, chars, rows[0]?.index ?? null, JSON.stringify(rows));
   }
 
   /** A session's subagents' rows (see SessionTextCollector.subagentRows). */
   subagentRows(key: string): PageTextRow[] {
-    const row = this.db.prepare('SELECT rows FROM texts WHERE key = ? AND part = ?').get(key, SUBAGENT_PART) as
-      { rows: string } | undefined;
-    return row ? (JSON.parse(row.rows) as PageTextRow[]) : [];
+    const rows = this.statement(READ_PART).get(key, SUBAGENT_PART) as { rows: string } | undefined;
+    return rows ? (JSON.parse(rows.rows) as PageTextRow[]) : [];
   }
 
   /**
@@ -205,16 +213,18 @@ export class PageTextCache {
    * a part are not filtered: a part may start before `from` or end after `to`.
    */
   *mainRows(key: string, from = 0, to = Infinity): Generator<PageTextRow[]> {
-    const parts = this.db
-      .prepare('SELECT part, first FROM texts WHERE key = ? AND part >= 0 ORDER BY part')
-      .all(key) as { part: number; first: number | null }[];
-    const read = this.db.prepare('SELECT rows FROM texts WHERE key = ? AND part = ?').pluck();
+    const parts = this.statement('SELECT part, first FROM texts WHERE key = ? AND part >= 0 ORDER BY part').all(
+      key,
+    ) as {
+      part: number;
+      first: number | null;
+    }[];
     for (const [i, { part, first }] of parts.entries()) {
       // A part's rows run up to the next part's first: rows are in message order (see takeMain).
       const next = parts[i + 1]?.first;
       if (first !== null && first >= to) break;
       if (next !== undefined && next !== null && next <= from) continue;
-      yield JSON.parse(read.get(key, part) as string) as PageTextRow[];
+      yield JSON.parse((this.statement(READ_PART).get(key, part) as { rows: string }).rows) as PageTextRow[];
     }
   }
 

@@ -158,6 +158,13 @@ describe('site search in Chromium', () => {
       const english = await search(page, 'redirect');
       expect(english).toContain(`/sessions/claude-code/${SESSION.A}/`);
       expect(english.length).toBeGreaterThan(3);
+      // Code and paths as typed: the index holds their runs of letters and digits (see wordRuns).
+      for (const query of ['src/auth/callback.ts', 'res.redirect(next', 'callback.t', "'/dashboard'"])
+        expect(
+          (await search(page, query)).some((hit) => hit.startsWith(`/sessions/claude-code/${SESSION.A}/#`)),
+          query,
+        ).toBe(true);
+      expect(await search(page, 'callback.tsx')).toEqual([]);
       // Bigrams found apart are not a hit: ログ and イン occur in C, but not ログ…ン画 as typed.
       expect(await search(page, 'グイン画面のバ')).toEqual([C_HIT]);
       expect(await search(page, 'バグ画面')).toEqual([]);

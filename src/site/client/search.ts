@@ -4,7 +4,7 @@
 // Loaded as an external module (the CSP allows no inline script); Pagefind itself is fetched from the site's
 // own /pagefind/ on first use and needs WebAssembly ('wasm-unsafe-eval').
 import { SOURCE_LABELS } from '../../model/labels.ts';
-import { hasCjk, queryWords } from '../../search/cjk.ts';
+import { hasCjk, indexQuery, queryWords } from '../../search/cjk.ts';
 import {
   type BundlePage,
   bundlePage,
@@ -124,7 +124,7 @@ function setUp(form: HTMLFormElement): void {
     const { words, runs } = queryWords(query);
     const filters: Record<string, string> = {};
     for (const select of selects) if (select.value) filters[select.name] = select.value;
-    const found = await pagefind.search(words.join(' '), { filters });
+    const found = await pagefind.search(indexQuery(words), { filters });
     if (mine !== generation || !found) return;
     // A bundle holds the pages of many sessions: the pages that hold the query (and pass the filters) are
     // gathered under their session, batch by batch of the bundles Pagefind ranks first, so one long session
@@ -190,7 +190,7 @@ function setUp(form: HTMLFormElement): void {
     const query = input.value.trim();
     if (query)
       void load()
-        .then((pagefind) => pagefind?.preload(queryWords(query).words.join(' ')))
+        .then((pagefind) => pagefind?.preload(indexQuery(queryWords(query).words)))
         .catch(ignore);
     timer = window.setTimeout(() => void run(), 80);
   });

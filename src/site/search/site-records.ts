@@ -7,7 +7,7 @@ import { bodyStamp, type PageTextRow, sessionAbout } from '../../transcript/page
 import { projectName } from '../../model/project.ts';
 import { dayOf } from '../../stats/calendar.ts';
 import { messageAnchor, pageOfMessage, sessionRoute } from '../../model/routes.ts';
-import { hasCjk, queryWords } from '../../search/cjk.ts';
+import { hasCjk, queryWords, wordRuns } from '../../search/cjk.ts';
 import { markdownAsPlainText } from '../../transcript/markdown-plain-text.ts';
 import { type BundlePage, distinctWords, pageText, type RecordSection } from '../../transcript/page-record.ts';
 
@@ -236,20 +236,22 @@ export function* sessionRecords(
 }
 
 /**
- * The Pagefind record of a bundle of pages: each distinct word of their texts once and their CJK bigrams, the
- * union of their filter values (the search box checks each page's own), linked to the first page; its meta
- * `text` names the bundle's text file.
+ * The Pagefind record of a bundle of pages: the runs of letters and digits of each distinct word of their texts
+ * once (wordRuns) and their CJK bigrams, the union of their filter values (the search box checks each page's own),
+ * linked to the first page; its meta `text` names the bundle's text file.
  */
 export function bundleRecord(pages: BundlePage[], textFile: string, language: string): SiteRecord {
-  const words: string[] = [];
-  const cjk = new Set<string>();
-  // A CJK run never holds a space: the bigrams of the text are those of its distinct words. A query looks a
-  // CJK run up by its bigrams and the rest of a word apart from it (queryWords), so that is all a word with
-  // CJK in it gives: a run itself, a long sentence as often as not, would only add a term nothing looks up.
-  for (const word of distinctWords(pages.flatMap((p) => p.sections))) {
-    if (!hasCjk(word)) words.push(word);
-    else for (const term of queryWords(word).words) cjk.add(term);
-  }
+  const words = distinctWords(
+    pages.flatMap((p) => p.sections),
+    (word, add) => {
+      // A CJK run never holds a space: the bigrams of the text are those of its distinct words. A query looks a
+      // CJK run up by its bigrams and the rest of a word apart from it (queryWords), so that is all a word with
+      // CJK in it gives: a run itself, a long sentence as often as not, would only add a term nothing looks up.
+      if (!hasCjk(word)) for (const run of wordRuns(word)) add(run);
+      else
+        for (const term of queryWords(word).words) for (const run of hasCjk(term) ? [term] : wordRuns(term)) add(run);
+    },
+  );
   const filters: Record<string, Set<string>> = {};
   for (const page of pages)
     for (const [name, values] of Object.entries(page.filters)) {
@@ -258,7 +260,7 @@ export function bundleRecord(pages: BundlePage[], textFile: string, language: st
     }
   return {
     url: pages[0]?.url ?? '',
-    content: [...words, ...cjk].join(' '),
+    content: words.join(' '),
     language,
     meta: { text: textFile },
     filters: Object.fromEntries(Object.entries(filters).map(([name, set]) => [name, [...set]])),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { bundleRecord } from '../../../src/site/search/site-records.ts';
 import { textBundleBytes } from '../../../src/site/search/site-shard.ts';
-import { queryWords } from '../../../src/search/cjk.ts';
+import { indexQuery, queryWords, wordRuns } from '../../../src/search/cjk.ts';
 import {
   type BundlePage,
   bundlePage,
@@ -24,7 +24,7 @@ describe('what Pagefind indexes of a bundle', () => {
     expect(distinctWords([section('İstanbul i̇stanbul İSTANBUL')])).toEqual(['İstanbul']);
   });
 
-  it('the words without CJK, then what a query looks up of the others: CJK bigrams and the rest, each once', () => {
+  it('the runs of letters and digits of each word, and CJK bigrams, each once', () => {
     const page = (url: string, ...texts: string[]): BundlePage => ({
       url,
       meta: {},
@@ -32,24 +32,58 @@ describe('what Pagefind indexes of a bundle', () => {
       sections: texts.map(section),
     });
     const record = bundleRecord(
-      [page('/a/', 'Fix ログイン画面', 'fix the 画面のバグ'), page('/b/', 'ログイン to 画面 再度 画面form')],
+      [
+        page('/a/', 'Fix ログイン画面', 'fix the 画面のバグ'),
+        page('/b/', 'ログイン to 画面 再度 画面form compute(171, "the"'),
+      ],
       's0001/text/x.pf_text',
       'en',
     );
     const content = record.content.split(' ');
-    expect(content.slice(0, 3)).toEqual(['Fix', 'the', 'to']);
-    expect(content.slice(3).sort()).toEqual(
-      ['ログ', 'グイ', 'イン', 'ン画', '画面', '面の', 'のバ', 'バグ', '再度', 'form'].sort(),
-    );
-    // Each term is one a query would look up (queryWords): no whole CJK run.
-    for (const query of ['ログイン画面', '画面のバグ', '画面form'])
-      for (const term of queryWords(query).words) expect(content).toContain(term);
+    expect(content).toEqual([
+      ...['Fix', 'ログ', 'グイ', 'イン', 'ン画', '画面', 'the', '面の', 'のバ', 'バグ'],
+      ...['to', '再度', 'form', 'compute', '171'],
+    ]);
+    // Each term is one a query would look up (queryWords): no whole CJK run, no word with its punctuation.
+    for (const query of ['ログイン画面', '画面のバグ', '画面form', 'compute(171'])
+      for (const term of indexQuery(queryWords(query).words).split(' ')) expect(content).toContain(term);
     expect(content).not.toContain('ログイン画面');
     expect(record).toMatchObject({
       url: '/a/',
       meta: { text: 's0001/text/x.pf_text' },
       filters: { source: ['claude-code'] },
     });
+  });
+
+  it('finds a bundle for any word of its text, or the start of one, as typed', () => {
+    const texts = [
+      'const value0 = compute(171, "修正 otherwise"); // valid',
+      'see /home/bench/work/project-4/src/file0.ts:12 and https://example.com/a?b=1&c=2',
+      "don't use v1.5.2-beta_3 or foo-bar; call getUserName() — café 3.14",
+    ];
+    const content = bundleRecord(
+      texts.map((text, i) => ({ url: `/${i}/`, meta: {}, filters: {}, sections: [section(text)] })),
+      'x',
+      'en',
+    ).content.toLowerCase();
+    const terms = content.split(' ');
+    for (const text of texts)
+      for (const word of text.split(' ')) {
+        // The word, and each of its starts of two characters or more (Pagefind matches a term as a prefix).
+        for (let end = 2; end <= word.length; end++) {
+          const query = indexQuery(queryWords(word.slice(0, end)).words).toLowerCase();
+          for (const term of query.split(' ').filter((t) => /[\p{L}\p{N}]/u.test(t)))
+            expect(
+              terms.some((indexed) => indexed.startsWith(term)),
+              `${word.slice(0, end)}: ${term}`,
+            ).toBe(true);
+        }
+      }
+    expect(wordRuns('compute(171,')).toEqual(['compute', '171']);
+    expect(wordRuns('=>')).toEqual([]);
+    // A query with no letter or digit is looked up as typed (and finds nothing, as before).
+    expect(indexQuery(['=>'])).toBe('=>');
+    expect(indexQuery(['v1.5.2', '画面'])).toBe('v1 5 2 画面');
   });
 });
 
