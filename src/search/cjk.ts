@@ -77,20 +77,31 @@ export function queryWords(query: string): { words: string[]; runs: string[] } {
   return { words, runs };
 }
 
-const LETTERS_OR_DIGITS = /[\p{Alphabetic}\p{N}]+/gu;
+const RUNS = /[\p{Alphabetic}\p{N}]+|\p{Extended_Pictographic}/gu;
+/** Where Pagefind splits a compound into parts: a lower-case letter before an upper-case one, letters and digits. */
+const PART_BOUNDARY = /(?<=\p{Ll})(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}\p{Ll})|(?<=\p{L})(?=\p{N})|(?<=\p{N})(?=\p{L})/u;
+/** Most words: letters and digits only, which Pagefind takes whole. */
+const ASCII_WORD = /^[A-Za-z0-9]+$/;
 
 /**
- * A word's runs of letters and digits: the terms the site index holds of it, and looks a query's word up by.
- * Pagefind drops a word's other characters and indexes what is left joined as well as its parts
- * (`compute(171,` as `compute171`, `compute` and `171`). On code and paths the joined form is a term nobody
- * types, and it was most of the indexer's work. Looked up by the same runs (each matched as a prefix), a
- * bundle whose text holds the word typed is still found; the search box then checks the text itself.
+ * A word's terms in the site index, and what a query's word is looked up by: its runs of letters and digits,
+ * and for a word that holds anything else, each run's parts as well (`AuthCallback` and `Auth`, `Callback`;
+ * `sha256` and `sha`, `256`) and its emoji. Given the word itself, Pagefind drops its other characters and
+ * indexes the rest joined as well as those parts (`compute(171,` as `compute171`, `compute` and `171`). On code
+ * and paths the joined form is a term nobody types, and it was most of the indexer's work. Looked up by the
+ * same terms (each matched as a prefix), a bundle whose text holds the word typed is still found; the search
+ * box then checks the text itself.
  */
 export function wordRuns(word: string): string[] {
-  return ASCII_WORD.test(word) ? [word] : (word.match(LETTERS_OR_DIGITS) ?? []);
+  if (ASCII_WORD.test(word)) return [word];
+  const terms: string[] = [];
+  for (const run of word.match(RUNS) ?? []) {
+    terms.push(run);
+    const parts = run.split(PART_BOUNDARY);
+    if (parts.length > 1) terms.push(...parts);
+  }
+  return terms;
 }
-/** Most words: one run, told without the Unicode tables. */
-const ASCII_WORD = /^[A-Za-z0-9]+$/;
 
 /** What the site index is searched for, from a query's words (queryWords): their runs of letters and digits,
  * or the words as they are when they have none (Pagefind then finds nothing, as for any such query). */

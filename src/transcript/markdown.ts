@@ -197,7 +197,7 @@ const FENCE_LANGUAGE = /(?:`{3,}|~{3,})[^\S\n]*(\S*)/g;
 
 /** Markdown → HTML by marked alone, as renderMarkdown's own path would have it before sanitizing. */
 export function renderUnsanitized(markdown: string): string {
-  return plainQuotes(marked.parse(markdown) as string);
+  return marked.parse(markdown) as string;
 }
 
 const QUOTE_ENTITY = /&(?:quot|#39);/;
@@ -271,8 +271,10 @@ export function renderMarkdown(markdown: string, store?: SanitizedStore): string
   const hit = cache.get(markdown);
   if (hit !== undefined) return hit;
   const tokens = marked.lexer(markdown);
-  let html = plainQuotes(marked.parser(tokens));
-  if (mayNeedSanitizer(markdown) && !selfSanitized(tokens)) {
+  let html = marked.parser(tokens);
+  // Only marked's own HTML: an unsafe code language can hold a quote, which must stay an entity for DOMPurify.
+  if (!mayNeedSanitizer(markdown) || selfSanitized(tokens)) html = plainQuotes(html);
+  else {
     const stored = store?.get(markdown);
     if (stored !== undefined) html = stored;
     else {

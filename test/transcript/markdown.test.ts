@@ -112,6 +112,10 @@ describe('renderMarkdown', () => {
       expect(link.getAttributeNames().sort(), markdown).toEqual(['href', 'rel', 'target', 'title']);
       expect(link.children.length, markdown).toBe(0);
     }
+    // A quote in a code language goes to the sanitizer as an entity: no attribute is made of it.
+    const fence = new JSDOM(renderMarkdown('```a"title="x\ny\n```')).window.document.querySelector('code')!;
+    expect(fence.hasAttribute('title')).toBe(false);
+    expect(fence.textContent).toBe('y\n');
     // Text between tags, with a link or without; an attribute keeps its entities.
     expect(plainQuotes('<p>&quot;a&quot; b&#39;s</p>\n')).toBe(`<p>"a" b's</p>\n`);
     expect(plainQuotes('<p><a href="https://e.com/?q=&quot;" title="&#39;t&#39;">&quot;x&quot;</a> &#39;</p>')).toBe(

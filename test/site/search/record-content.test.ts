@@ -60,6 +60,7 @@ describe('what Pagefind indexes of a bundle', () => {
       'const value0 = compute(171, "修正 otherwise"); // valid',
       'see /home/bench/work/project-4/src/file0.ts:12 and https://example.com/a?b=1&c=2',
       "don't use v1.5.2-beta_3 or foo-bar; call getUserName() — café 3.14",
+      'see src/AuthCallback.ts, hashlib.sha256(data) and React.useEffect(() 🎉',
     ];
     const content = bundleRecord(
       texts.map((text, i) => ({ url: `/${i}/`, meta: {}, filters: {}, sections: [section(text)] })),
@@ -79,11 +80,20 @@ describe('what Pagefind indexes of a bundle', () => {
             ).toBe(true);
         }
       }
+    // The parts Pagefind gives a word with punctuation in it: camelCase, letters and digits, emoji.
+    for (const query of ['callback', 'Callback', '256', 'effect', 'user', '🎉'])
+      for (const term of indexQuery(queryWords(query).words).toLowerCase().split(' '))
+        expect(
+          terms.some((indexed) => indexed.startsWith(term)),
+          `${query}: ${term}`,
+        ).toBe(true);
+    expect(wordRuns('src/AuthCallback.ts')).toEqual(['src', 'AuthCallback', 'Auth', 'Callback', 'ts']);
+    expect(wordRuns('AuthCallback')).toEqual(['AuthCallback']);
     expect(wordRuns('compute(171,')).toEqual(['compute', '171']);
     expect(wordRuns('=>')).toEqual([]);
     // A query with no letter or digit is looked up as typed (and finds nothing, as before).
     expect(indexQuery(['=>'])).toBe('=>');
-    expect(indexQuery(['v1.5.2', '画面'])).toBe('v1 5 2 画面');
+    expect(indexQuery(['v1.5.2', '画面'])).toBe('v1 v 1 5 2 画面');
   });
 });
 
