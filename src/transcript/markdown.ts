@@ -213,11 +213,13 @@ const TEXT_RUN = /(^|>)([^<]+)/g;
  */
 export function plainQuotes(html: string): string {
   if (!QUOTE_ENTITY.test(html)) return html;
-  if (!html.includes('<a ')) return html.replaceAll('&quot;', '"').replaceAll('&#39;', "'");
+  if (!html.includes('<a ')) return unquote(html);
   return html.replace(TEXT_RUN, (run, open: string, text: string) =>
-    QUOTE_ENTITY.test(text) ? open + text.replaceAll('&quot;', '"').replaceAll('&#39;', "'") : run,
+    QUOTE_ENTITY.test(text) ? open + unquote(text) : run,
   );
 }
+
+const unquote = (text: string) => text.replaceAll('&quot;', '"').replaceAll('&#39;', "'");
 
 /** Whether marked's HTML for these tokens is already what the sanitizer would leave of it. */
 function selfSanitized(tokens: Token[]): boolean {

@@ -43,7 +43,7 @@ export interface SiteSearchResult {
 }
 
 /** Bump when what a record holds changes: every shard is written again. */
-const SITE_INDEX_VERSION = 7;
+const SITE_INDEX_VERSION = 8;
 /** Sessions are read from the archive in tasks of about this much body. */
 const READ_BATCH_BYTES = 8 * 1024 * 1024;
 /** A shard of more than this many times the shard size is written in a worker even when it is the only one

@@ -247,9 +247,8 @@ export function bundleRecord(pages: BundlePage[], textFile: string, language: st
       // A CJK run never holds a space: the bigrams of the text are those of its distinct words. A query looks a
       // CJK run up by its bigrams and the rest of a word apart from it (queryWords), so that is all a word with
       // CJK in it gives: a run itself, a long sentence as often as not, would only add a term nothing looks up.
-      if (!hasCjk(word)) for (const run of wordRuns(word)) add(run);
-      else
-        for (const term of queryWords(word).words) for (const run of hasCjk(term) ? [term] : wordRuns(term)) add(run);
+      // A bigram is letters only: its runs are itself.
+      for (const term of hasCjk(word) ? queryWords(word).words : [word]) for (const run of wordRuns(term)) add(run);
     },
   );
   const filters: Record<string, Set<string>> = {};
