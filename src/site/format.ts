@@ -26,6 +26,12 @@ export function formatInZone(iso: string, pattern: string, timeZone: string): st
   return format(new Date(iso), pattern, { in: tz(timeZone) });
 }
 
+/** A message's time for a `datetime` attribute, to the second: the page shows no finer, and a thread writes one
+ * for each message. */
+export function datetimeToSecond(iso: string): string {
+  return iso.replace(/(T\d\d:\d\d:\d\d)\.\d+(?=Z$|[+-]\d\d:?\d\d$)/, '$1');
+}
+
 export { weekdayName as weekdayOf } from '../stats/calendar.ts';
 import { dayOf, timeOf, zonedSecond } from '../stats/calendar.ts';
 import { basePathOf } from '../model/site-url.ts';

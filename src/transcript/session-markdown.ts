@@ -21,7 +21,7 @@ function fence(text: string, lang = ''): string {
   return `${ticks}${lang}\n${text.replace(/\n$/, '')}\n${ticks}`;
 }
 
-/** Tool output in the Markdown: its first lines only (the page has all of it, the archive and `export` too). */
+/** Tool output in the Markdown: its first lines only, as far as the page shows it (the archive and `export` keep all). */
 export const MARKDOWN_OUTPUT_LINES = 12;
 export const MARKDOWN_OUTPUT_CHARS = 1000;
 

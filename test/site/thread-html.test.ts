@@ -89,8 +89,10 @@ describe('the thread', () => {
     expect(document.body.textContent!.split(payload).length - 1).toBeGreaterThanOrEqual(16);
     expect(document.querySelector('.item-prompt')!.id).toBe('m0');
     expect(document.querySelector('.item-prompt .who')!.textContent).toBe('\n#1 \nYou (typed while the agent worked)');
-    expect(document.querySelector('span.anchor')!.id).toBe('m1');
+    expect(document.querySelector('.item > a[id]:not([href])')!.id).toBe('m1');
     expect(document.querySelector('time')!.textContent).toBe('03:04:05');
+    // A message's time to the second, as shown: the tooltip made of it shows no finer.
+    expect(document.querySelector('time')!.getAttribute('datetime')).toMatch(/T\d\d:\d\d:\d\d(Z|[+-]\d\d:\d\d)$/);
     expect(document.querySelector('.io-output .exit')!.textContent).toBe('exit 2');
     expect(document.querySelector('.io-output .note')!.textContent).toContain('1,200 more characters');
     expect(document.querySelector('.hidden-events')!.textContent).toBe(
@@ -130,8 +132,8 @@ describe('the thread', () => {
     expect(pathText('/home/a&b/x.ts')).toBe('/<wbr>home/<wbr>a&amp;b/<wbr>x.ts');
     const html = await toolBody({ kind: 'read', path: '/a/b.ts', range: 'lines 1–5' });
     expect(html).toBe(
-      '<div class="io io-input"> <p class="read-path"> <span class="path"> /<wbr>a/<wbr>b.ts </span> ' +
-        '<span class="note"> lines 1–5</span> </p>  </div> ',
+      '<div class="io io-input"><p class="read-path"> <span class="path"> /<wbr>a/<wbr>b.ts </span> ' +
+        '<span class="note"> lines 1–5</span> </p></div>',
     );
   });
 });

@@ -39,7 +39,7 @@ describe("a tool's output on the page", () => {
   });
 
   it("a lookup's output (a file read, files found, a page fetched) is shown to a shorter limit, in any assistant's name for it", () => {
-    const line = `${'y'.repeat(59)}\n`;
+    const line = `${'y'.repeat(39)}\n`;
     const output = line.repeat(RESULT_PAGE_CHARS / line.length);
     expect(output.length).toBe(RESULT_PAGE_CHARS);
     for (const name of [

@@ -47,10 +47,7 @@ function setUp(form: HTMLFormElement): void {
   const base = form.dataset.base ?? '/';
   const timeZone = form.dataset.tz || undefined;
   const input = form.querySelector<HTMLInputElement>('input[name=q]')!;
-  const panel = form.querySelector<HTMLElement>('.site-search-panel')!;
-  const status = form.querySelector<HTMLElement>('.site-search-status')!;
-  const list = form.querySelector<HTMLOListElement>('.site-search-results')!;
-  const selects = [...form.querySelectorAll<HTMLSelectElement>('select')];
+  const { panel, status, list, selects } = addPanel(form);
   let api: Promise<PagefindApi | undefined> | undefined;
   /** Each record's text file by the record's id, from every shard's TEXT_MAP_FILE (empty when unreadable). */
   let textMap: Promise<Map<string, string>> = Promise.resolve(new Map());
@@ -232,6 +229,44 @@ function setUp(form: HTMLFormElement): void {
 /** For a load or preload whose failure the next query reports (it loads again). */
 function ignore(): undefined {
   return undefined;
+}
+
+/** The box's panel of filters, status and results, hidden until a query. Made here, not in the page: every page
+ * of the site carried the same 445 bytes of it, and without this script the box finds nothing anyway. */
+function addPanel(form: HTMLFormElement): {
+  panel: HTMLElement;
+  status: HTMLElement;
+  list: HTMLOListElement;
+  selects: HTMLSelectElement[];
+} {
+  const element = <K extends keyof HTMLElementTagNameMap>(tag: K, className?: string): HTMLElementTagNameMap[K] => {
+    const node = document.createElement(tag);
+    if (className) node.className = className;
+    return node;
+  };
+  const panel = element('div', 'site-search-panel');
+  panel.hidden = true;
+  const filters = element('div', 'site-search-filters');
+  const selects = (
+    [
+      ['source', 'Source', 'All sources'],
+      ['project', 'Project', 'All projects'],
+      ['month', 'Month', 'Any month'],
+    ] as const
+  ).map(([name, label, all]) => {
+    const select = element('select');
+    select.name = name;
+    select.setAttribute('aria-label', label);
+    select.append(new Option(all, ''));
+    return select;
+  });
+  filters.append(...selects);
+  const status = element('p', 'site-search-status');
+  status.setAttribute('aria-live', 'polite');
+  const list = element('ol', 'site-search-results');
+  panel.append(filters, status, list);
+  form.append(panel);
+  return { panel, status, list, selects };
 }
 
 function fillFilters(filters: Record<string, Record<string, number>>, selects: HTMLSelectElement[]): void {

@@ -6,7 +6,7 @@
 import { messageAnchor, promptAnchor } from '../../model/routes.ts';
 import type { MessageSegment, TokenUsage } from '../../model/message.ts';
 import { INLINE_IMAGE_MAX_BYTES, type ViewItem } from '../../transcript/session-view.ts';
-import { compactNumber, formatInZone, totalTokens } from '../format.ts';
+import { compactNumber, datetimeToSecond, formatInZone, totalTokens } from '../format.ts';
 import { byteSize, cjkLang } from '../text-lang.ts';
 import { and, attr, longText, text, toolBody } from './session/html.ts';
 
@@ -58,13 +58,15 @@ async function itemHtml(item: ViewItem, timeZone: string, share: boolean): Promi
   let html =
     `<div${attr('class', `item item-${item.kind}`)}${attr('id', item.index !== undefined ? messageAnchor(item.index) : undefined)}` +
     `${attr('data-prompt', item.kind === 'prompt' ? '' : undefined)}>`;
-  if (item.more) for (const i of item.more) html += `<span class="anchor"${attr('id', messageAnchor(i))}></span>`;
+  // The other messages merged into this item keep their anchors (search results and shared links name them), as
+  // bare `<a id>` targets: a span with a class was a sixtieth of a page.
+  if (item.more) for (const i of item.more) html += `<a${attr('id', messageAnchor(i))}></a>`;
   if (item.kind !== 'hidden' && item.timestamp) {
     // The date and zone come as a tooltip from public/session.js, made from `datetime`: written out for each
     // message they were a fiftieth of a long page. The clock is cut out of the full zoned time, which is worked out
     // once a minute (formatInZone's other patterns go through Intl on every call).
     html +=
-      `<time${attr('datetime', item.timestamp)}>` +
+      `<time${attr('datetime', datetimeToSecond(item.timestamp))}>` +
       `${text(formatInZone(item.timestamp, 'yyyy-MM-dd HH:mm:ss xxx', timeZone).slice(11, 19))}${item.estimated ? '*' : ''}</time>`;
   }
   switch (item.kind) {

@@ -47,10 +47,10 @@ export function pathText(path: string): string {
 export function longText(value: string, className?: string): string {
   const split = splitLongText(value);
   if (!split)
-    return `<div${attr('class', `code-block ${className ?? ''}`)} data-copy><pre>${preText(value || '(empty)')}</pre></div>`;
+    return `<div${attr('class', `code-block ${className ?? ''}`.trimEnd())} data-copy><pre>${preText(value || '(empty)')}</pre></div>`;
   const more = (split.lines - split.headLines).toLocaleString('en-US');
   return (
-    `<div${attr('class', `long ${className ?? ''}`)} data-copy><pre class="preview">${preText(split.head)}</pre>` +
+    `<div${attr('class', `long ${className ?? ''}`.trimEnd())} data-copy><pre class="preview">${preText(split.head)}</pre>` +
     `<details class="show-all"><summary>${text(more)} more lines (${text(split.lines.toLocaleString('en-US'))} in\n` +
     `          all)\n</summary><pre class="rest">${preText(split.rest)}</pre></details></div>`
   );
@@ -71,7 +71,7 @@ export async function code(
       `${and(firstLine && firstLine > 1, () => `<span class="code-from">from line ${firstLine}</span>`)} </div>`,
   );
   const body = html !== undefined ? `<pre class="hl"><code>${html}</code></pre>` : `<pre>${text(source)}</pre>`;
-  return `<div class="code-block" data-copy> ${head} ${body} </div>`;
+  return `<div class="code-block" data-copy>${head}${body}</div>`;
 }
 
 const ACTIONS = { update: 'Edit', add: 'New file', delete: 'Delete', move: 'Move' } as const;
@@ -141,7 +141,7 @@ async function toolInput(input: ToolInputView): Promise<string> {
         `${and(input.range, () => `<span class="note"> ${text(input.range)}</span>`)} </p>`
       );
     default:
-      return input.text.trim() ? ` <div class="io-label">Input</div> ${longText(input.text)} ` : '';
+      return input.text.trim() ? `<div class="io-label">Input</div>${longText(input.text)}` : '';
   }
 }
 
@@ -159,8 +159,8 @@ async function toolOutput(result: ResultView): Promise<string> {
   if (out.kind === 'code') body = await code(out.code, out.lang, { firstLine: out.firstLine });
   else if (out.kind === 'shell')
     body =
-      ` ${longText(out.stdout, 'shell-out')} ` +
-      `${and(out.stderr, () => ` <div class="io-label">stderr</div> ${longText(out.stderr!, 'shell-err')} `)}`;
+      longText(out.stdout, 'shell-out') +
+      and(out.stderr, () => `<div class="io-label">stderr</div>${longText(out.stderr!, 'shell-err')}`);
   else body = longText(out.text);
   const images = result.images
     .map(
@@ -176,8 +176,8 @@ async function toolOutput(result: ResultView): Promise<string> {
       `<p class="note">… ${text(result.truncated.toLocaleString('en-US'))} more characters not shown (kept in the data).</p>`,
   );
   return (
-    `<div class="io io-output"> <div class="io-label"> ${text(label)} ${exit} ${interrupted} </div> ` +
-    `${body} ${images} ${truncated} </div>`
+    `<div class="io io-output"><div class="io-label">${text(label)}${and(exit, () => ` ${exit}`)}` +
+    `${and(interrupted, () => ` ${interrupted}`)}</div>${body}${images}${truncated}</div>`
   );
 }
 
@@ -187,5 +187,5 @@ export async function toolBody(input: ToolInputView, inputTruncated?: number, re
     ? `<p class="note">… ${text(inputTruncated.toLocaleString('en-US'))} more characters not shown (kept in the data).</p>`
     : '';
   const output = result?.view ? await toolOutput(result) : '';
-  return `<div class="io io-input"> ${await toolInput(input)} ${cut} </div> ${output}`;
+  return `<div class="io io-input">${await toolInput(input)}${cut}</div>${output}`;
 }
