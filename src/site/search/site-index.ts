@@ -9,7 +9,7 @@ import { defaultThreads, workerFile, WorkerPool } from '../../util/worker-pool.t
 import { PageTextCache } from '../../transcript/page-texts.ts';
 import { type SiteEntry, siteEntries, type SiteSession, siteSessions } from './site-records.ts';
 import { runSiteSearchTask, type SiteSearchTask, type SiteSearchTaskResult } from './site-shard.ts';
-import { emptyShardState, OLD_SHARD_FACTOR, planShards, shardChars, type ShardState } from './site-shards.ts';
+import { emptyShardState, planShards, RUN_FACTOR, shardChars, type ShardState } from './site-shards.ts';
 
 const WORKER = workerFile(import.meta.url, 'site-search-worker', './site-shard-worker.js');
 
@@ -42,8 +42,9 @@ export interface SiteSearchResult {
   bytes: number;
 }
 
-/** Bump when what a record holds changes: every shard is written again. */
-const SITE_INDEX_VERSION = 8;
+/** Bump when what a record holds or how shards are laid out changes: every shard is written again (9: old shards
+ * twice as big, and a huge session's runs flagged `alone`, which an earlier state's are not). */
+const SITE_INDEX_VERSION = 9;
 /** Sessions are read from the archive in tasks of about this much body. */
 const READ_BATCH_BYTES = 8 * 1024 * 1024;
 /** A shard of more than this many times the shard size is written in a worker even when it is the only one
@@ -139,11 +140,11 @@ export async function writeSiteSearch(options: SiteSearchOptions): Promise<SiteS
     cache.keepOnly(new Set(summaries.map((s) => s.id)));
     const chars = cache.stamps();
 
-    const entries = siteEntries(sessions, (key) => chars.get(key)?.chars ?? 0, shardChars() * OLD_SHARD_FACTOR);
+    const entries = siteEntries(sessions, (key) => chars.get(key)?.chars ?? 0, shardChars() * RUN_FACTOR);
     const byEntry = new Map<string, SiteEntry>(entries.map((e) => [e.entry, e]));
     const plan = planShards(
       previous,
-      entries.map((e) => ({ key: e.entry, stamp: e.stamp, endedAt: e.endedAt })),
+      entries.map((e) => ({ key: e.entry, stamp: e.stamp, endedAt: e.endedAt, alone: e.run })),
       (key) => byEntry.get(key)?.chars ?? 0,
       (shard) => existsSync(path.join(target, shard, 'pagefind-entry.json')),
       shardChars(),

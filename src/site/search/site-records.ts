@@ -113,6 +113,8 @@ export interface SiteEntry extends SiteSession {
   entry: string;
   /** Characters of its text (a run's share of its session's, by its pages). */
   chars: number;
+  /** A run of a huge session's pages, not the whole session. */
+  run: boolean;
 }
 
 /**
@@ -127,7 +129,7 @@ export function siteEntries(sessions: SiteSession[], charsOf: (key: string) => n
     const chars = charsOf(session.key);
     const runs = Math.min(session.pages.length, Math.ceil(chars / maxChars));
     if (runs <= 1) {
-      entries.push({ ...session, entry: session.key, chars });
+      entries.push({ ...session, entry: session.key, chars, run: false });
       continue;
     }
     const size = Math.ceil(session.pages.length / runs);
@@ -139,6 +141,7 @@ export function siteEntries(sessions: SiteSession[], charsOf: (key: string) => n
         stamp: `${session.bodyStamp}|${pages.join(',')}`,
         entry: `${session.key}#${pages[0]}-${pages.at(-1)}`,
         chars: Math.round((chars * pages.length) / session.pages.length),
+        run: true,
       });
     }
   }

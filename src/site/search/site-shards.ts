@@ -6,17 +6,23 @@
  * the newest shard and seldom another, while a full build indexes the shards on every core.
  *
  * The search box pays for every shard on its first query (each is fetched and set up: ~25 ms apiece on a slow
- * machine), so sessions that ended more than RECENT_DAYS before the newest one go to shards OLD_SHARD_FACTOR
- * times as big: they seldom change, and a first build puts most of a history there. Small shards whose
- * sessions have all grown old are merged into a big one, COMPACT_SHARDS at a time, written once.
+ * machine, and each query searches every shard), so sessions that ended more than RECENT_DAYS before the newest
+ * one go to shards OLD_SHARD_FACTOR times as big: they seldom change, and a first build puts most of a history
+ * there. Small shards whose sessions have all grown old are merged into a big one, COMPACT_SHARDS at a time,
+ * written once. A huge session is indexed in runs of its pages (site-records.ts `siteEntries`), each of about
+ * RUN_FACTOR times SHARD_CHARS and in a shard of its own: Pagefind's indexer holds a whole shard in memory.
  */
 
 /** Text a shard is filled up to before a new one is opened, unless `AGENT_LOGBOOK_SEARCH_SHARD_CHARS` says
  * otherwise: Pagefind takes ~1 s for a shard this size, so a rebuild after one change stays short. */
 export const SHARD_CHARS = 3_000_000;
 
-/** How many times SHARD_CHARS a shard of old sessions holds. */
-export const OLD_SHARD_FACTOR = 4;
+/** How many times SHARD_CHARS a shard of old sessions holds. At 4, the bench's history (scale 1) was 9 shards
+ * and its first query took 0.37–0.42 s 3 s after the page opened; at 8, 5 shards and 0.30–0.34 s. */
+export const OLD_SHARD_FACTOR = 8;
+
+/** How many times SHARD_CHARS of a huge session one run holds: Pagefind holds ~75 MB for a run this size. */
+export const RUN_FACTOR = 4;
 
 /** A session whose last message is this many days older than the newest session's is old. */
 export const RECENT_DAYS = 30;
@@ -30,8 +36,9 @@ export function shardChars(): number {
 }
 
 export interface ShardState {
-  /** The sessions of each shard (key → stamp), the text it held and the bytes it took when last written. */
-  shards: Record<string, { sessions: Record<string, string>; chars: number; bytes?: number; old?: true }>;
+  /** The sessions of each shard (key → stamp), the text it held and the bytes it took when last written; `alone`
+   * for a shard that holds one run of a huge session and nothing else. */
+  shards: Record<string, { sessions: Record<string, string>; chars: number; bytes?: number; old?: true; alone?: true }>;
   /** The number the next shard's name takes. */
   next: number;
 }
@@ -41,6 +48,8 @@ export interface SessionToPlace {
   stamp: string;
   /** When its last message was (ISO); without it, a session counts as recent. */
   endedAt?: string;
+  /** A run of a huge session: placed in a shard of its own, never merged with another. */
+  alone?: boolean;
 }
 
 export interface ShardPlan {
@@ -101,7 +110,10 @@ export function planShards(
   // there are that many, so that no build writes more than one big shard's worth for it.
   const bigLimit = limit * OLD_SHARD_FACTOR;
   const compactable = Object.entries(state.shards)
-    .filter(([, shard]) => shard.chars < bigLimit / 2 && Object.keys(shard.sessions).every((key) => isOld(key)))
+    .filter(
+      ([, shard]) =>
+        !shard.alone && shard.chars < bigLimit / 2 && Object.keys(shard.sessions).every((key) => isOld(key)),
+    )
     .map(([name]) => name)
     .sort();
   for (const name of compactable.length >= COMPACT_SHARDS ? compactable.slice(0, COMPACT_SHARDS) : []) {
@@ -113,7 +125,7 @@ export function planShards(
   // New sessions go to the newest shard of their kind while it has room. An old session is not added to a big
   // shard that is not written anyway: a session imported late (a new source) must not make a rebuild index one.
   let openRecent = Object.keys(state.shards)
-    .filter((name) => !state.shards[name]!.old)
+    .filter((name) => !state.shards[name]!.old && !state.shards[name]!.alone)
     .sort()
     .at(-1);
   let openOld: string | undefined;
@@ -121,6 +133,12 @@ export function planShards(
     if (placed.has(session.key)) continue;
     const old = isOld(session.key);
     const chars = charsOf(session.key);
+    if (session.alone) {
+      const own = shardName(state.next++);
+      state.shards[own] = { sessions: { [session.key]: session.stamp }, chars, alone: true, ...(old && { old: true }) };
+      dirty.add(own);
+      continue;
+    }
     let open = old ? openOld : openRecent;
     if (open === undefined || state.shards[open]!.chars >= (old ? bigLimit : limit)) {
       open = shardName(state.next++);

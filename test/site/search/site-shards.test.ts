@@ -2,7 +2,12 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { emptyShardState, planShards, type ShardState } from '../../../src/site/search/site-shards.ts';
+import {
+  emptyShardState,
+  OLD_SHARD_FACTOR,
+  planShards,
+  type ShardState,
+} from '../../../src/site/search/site-shards.ts';
 import { bundlePage, bundlePages, TEXT_MAP_FILE } from '../../../src/transcript/page-record.ts';
 import { runCli } from '../../helpers/cli.ts';
 import { copyFixtureHome, SESSION, tempDir } from '../../helpers/paths.ts';
@@ -83,7 +88,7 @@ describe('planShards', () => {
     const layout = (state: ShardState) =>
       Object.fromEntries(Object.entries(state.shards).map(([n, s]) => [n, [Object.keys(s.sessions), s.old === true]]));
 
-    it('go to shards four times as big, the recent ones to shards of the limit', () => {
+    it('go to shards eight times as big, the recent ones to shards of the limit', () => {
       // a–f ended 100+ days before z: old.
       const plan = planShards(
         emptyShardState(),
@@ -124,6 +129,7 @@ describe('planShards', () => {
     });
 
     it('small shards whose sessions all grew old are merged once there are four, into one shard written once', () => {
+      expect(OLD_SHARD_FACTOR).toBe(8);
       // Eight recent sessions, two per small shard; then 200 days pass and a new session comes.
       const recent = daily(0, 'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h');
       let plan = planShards(emptyShardState(), recent, chars(600), everywhere, 1000);
@@ -131,18 +137,17 @@ describe('planShards', () => {
       expect(Object.values(plan.state.shards).some((s) => s.old)).toBe(false);
       plan = planShards(plan.state, [...recent, ...daily(200, 'new')], chars(600), everywhere, 1000);
       expect(plan.removed.sort()).toEqual(['s0001', 's0002', 's0003', 's0004']);
-      // Filled up to four times the limit (the last one past it), then another; the new session in a small one.
+      // All eight in one shard of eight times the limit; the new session in a small one.
       expect(layout(plan.state)).toEqual({
-        s0005: [['a', 'b', 'c', 'd', 'e', 'f', 'g'], true],
-        s0006: [['h'], true],
-        s0007: [['new'], false],
+        s0005: [['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'], true],
+        s0006: [['new'], false],
       });
-      expect([...plan.dirty.keys()]).toEqual(['s0005', 's0006', 's0007']);
-      // A second round: twelve sessions fill s0007 (with 'new') to s0013; 200 days later all have grown old,
-      // and with s0006 they are eight small shards: the four oldest are merged in this build.
+      expect([...plan.dirty.keys()]).toEqual(['s0005', 's0006']);
+      // A second round: twelve sessions fill s0006 (with 'new') to s0012; 200 days later all but the newest
+      // shard's have grown old: six small shards, the four oldest merged in this build.
       const more = daily(300, 'i', 'j', 'k', 'l', 'm', 'n', 'o', 'p', 'q', 'r', 's', 't');
       const second = planShards(plan.state, [...recent, ...daily(200, 'new'), ...more], chars(600), everywhere, 1000);
-      expect(Object.keys(second.state.shards).sort().at(-1)).toBe('s0013');
+      expect(Object.keys(second.state.shards).sort().at(-1)).toBe('s0012');
       const later = planShards(
         second.state,
         [...recent, ...daily(200, 'new'), ...more, ...daily(500, 'last')],
@@ -151,11 +156,63 @@ describe('planShards', () => {
         1000,
       );
       expect(later.removed).toEqual(['s0006', 's0007', 's0008', 's0009']);
-      expect(Object.keys(later.state.shards)).toEqual(expect.arrayContaining(['s0010', 's0011', 's0012', 's0013']));
+      expect(layout(later.state)).toEqual({
+        s0005: [['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'], true],
+        s0010: [['p', 'q'], false],
+        s0011: [['r', 's'], false],
+        s0012: [['t', 'last'], false],
+        s0013: [['new', 'i', 'j', 'k', 'l', 'm', 'n', 'o'], true],
+      });
       // Settled: the next build writes nothing.
       const again = planShards(plan.state, [...recent, ...daily(200, 'new')], chars(600), everywhere, 1000);
       expect(again.dirty.size).toBe(0);
       expect(again.removed).toEqual([]);
+    });
+
+    it("a huge session's runs each take a shard of their own, which no other session joins and no merge takes", () => {
+      const runs = ['h#1-4', 'h#5-8', 'h#9-9'].map((key) => ({ key, stamp: `${key}-1`, endedAt: day(1), alone: true }));
+      const all = [...daily(0, 'a'), ...runs, ...daily(2, 'b', 'c', 'd', 'e', 'f'), ...daily(400, 'z')];
+      const plan = planShards(emptyShardState(), all, (key) => (key.startsWith('h#') ? 300 : 400), everywhere, 1000);
+      expect(layout(plan.state)).toEqual({
+        s0001: [['a', 'b', 'c', 'd', 'e', 'f'], true],
+        s0002: [['h#1-4'], true],
+        s0003: [['h#5-8'], true],
+        s0004: [['h#9-9'], true],
+        s0005: [['z'], false],
+      });
+      expect(
+        Object.entries(plan.state.shards)
+          .filter(([, s]) => s.alone)
+          .map(([n]) => n),
+      ).toEqual(['s0002', 's0003', 's0004']);
+      // Once z too is old, five shards are under half the old size and hold only old sessions; without the runs'
+      // three, two are too few to merge.
+      const later = planShards(plan.state, [...all, ...daily(800, 'y')], chars(400), everywhere, 1000);
+      expect(later.removed).toEqual([]);
+      // A new recent session does not go into a run's shard, even a recent one with room.
+      const recentRun = planShards(
+        emptyShardState(),
+        [
+          { key: 'r#1-2', stamp: 'r-1', alone: true },
+          { key: 'n', stamp: 'n-1' },
+        ],
+        chars(100),
+        everywhere,
+        1000,
+      );
+      expect(layout(recentRun.state)).toEqual({ s0001: [['r#1-2'], false], s0002: [['n'], false] });
+      const next = planShards(
+        recentRun.state,
+        [
+          { key: 'r#1-2', stamp: 'r-1', alone: true },
+          { key: 'n', stamp: 'n-1' },
+          { key: 'm', stamp: 'm-1' },
+        ],
+        chars(100),
+        everywhere,
+        1000,
+      );
+      expect(layout(next.state).s0002).toEqual([['n', 'm'], false]);
     });
   });
 });
