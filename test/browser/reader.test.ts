@@ -86,7 +86,8 @@ async function writeLongSession(home: string): Promise<void> {
 /** A tool output past a screenful, with the characters a page must escape (or need not). */
 /** 41 short lines: more than a screenful (LongText's "show all"), under the page's cut of a tool's output. */
 function longOutput(id: string): string {
-  return [id, ...Array.from({ length: 40 }, (_, i) => `${id} 行${i + 1} "q" 's' <b> &`)].join('\n');
+  // Past a screenful of lines (24 shown) but within the characters a page shows of an output (1,000).
+  return [id, ...Array.from({ length: 40 }, (_, i) => `[${id.slice(5)}]行${i + 1} "q" 's' <b> &`)].join('\n');
 }
 
 const site = inject('site');
