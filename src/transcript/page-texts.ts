@@ -124,8 +124,36 @@ export { bodyStamp } from '../archive/stamps.ts';
  * parts (`SUBAGENT_PART` for its subagents', then 0, 1, … for its main thread's in order), written as its body
  * is read; its stamp is set when the last part is in, so a session left half written is read again.
  */
-/** Bump when what a row holds changes: an older cache is emptied and read again. */
-const TEXT_CACHE_VERSION = 3;
+/**
+ * A part of a session's texts as the cache keeps it: its rows as UTF-8 JSON, encoded where they were gathered.
+ * A worker's part goes to the thread that writes the cache as these bytes, transferred: sent as rows, a 2 GB
+ * session's texts (~150 MB of JSON) arrived there as objects, made into strings again, all of it garbage in that
+ * thread's heap until a full collection (780 MB of it, 125 MB live, in the site build's first minutes).
+ */
+export interface TextPart {
+  json: Uint8Array;
+  /** Rows, and characters of their texts. */
+  rows: number;
+  chars: number;
+  /** The first row's message index (see mainRows). */
+  first: number | null;
+}
+
+export function textPart(rows: PageTextRow[]): TextPart {
+  return {
+    json: new TextEncoder().encode(JSON.stringify(rows)),
+    rows: rows.length,
+    chars: rows.reduce((n, r) => n + r.text.length, 0),
+    first: rows[0]?.index ?? null,
+  };
+}
+
+function parseRows(json: Buffer): PageTextRow[] {
+  return JSON.parse(json.toString('utf8')) as PageTextRow[];
+}
+
+/** Bump when what a row holds changes: an older cache is emptied and read again (4: rows as UTF-8 bytes). */
+const TEXT_CACHE_VERSION = 4;
 const READ_PART = 'SELECT rows FROM texts WHERE key = ? AND part = ?';
 /** The part holding a session's subagents' rows: read before the main thread's (see sessionRecords). */
 const SUBAGENT_PART = -1;
@@ -157,11 +185,8 @@ export class PageTextCache {
     }
     this.db.exec(
       'CREATE TABLE IF NOT EXISTS texts (key TEXT NOT NULL, part INTEGER NOT NULL, stamp TEXT NOT NULL, ' +
-        'chars INTEGER NOT NULL, first INTEGER, rows TEXT NOT NULL, PRIMARY KEY (key, part))',
+        'chars INTEGER NOT NULL, first INTEGER, rows BLOB NOT NULL, PRIMARY KEY (key, part))',
     );
-    // A cache from before parts knew their first message: its parts are read whole until written again.
-    const columns = this.db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('texts') as string[];
-    if (!columns.includes('first')) this.db.exec('ALTER TABLE texts ADD COLUMN first INTEGER');
   }
 
   /** Each cached session's body stamp (empty while it is being written) and the characters of its texts. */
@@ -174,19 +199,19 @@ export class PageTextCache {
 
   /** A session's texts whole (a session read in one go). */
   put(key: string, stamp: string, texts: SessionTexts): void {
-    texts.main.forEach((rows, part) => this.putPart(key, part, rows));
-    this.putSubagents(key, texts.subagents);
+    texts.main.forEach((rows, part) => this.putPart(key, part, textPart(rows)));
+    this.putSubagents(key, textPart(texts.subagents));
     this.finish(key, stamp);
   }
 
   /** Part `part` of a session's main-thread rows; part 0 forgets what the cache held of the session. */
-  putPart(key: string, part: number, rows: PageTextRow[]): void {
+  putPart(key: string, part: number, texts: TextPart): void {
     if (part === 0) this.statement('DELETE FROM texts WHERE key = ?').run(key);
-    this.insert(key, part, rows);
+    this.insert(key, part, texts);
   }
 
-  putSubagents(key: string, rows: PageTextRow[]): void {
-    if (rows.length > 0) this.insert(key, SUBAGENT_PART, rows);
+  putSubagents(key: string, texts: TextPart): void {
+    if (texts.rows > 0) this.insert(key, SUBAGENT_PART, texts);
   }
 
   /** The session's parts are all in: they are its texts for this body stamp. */
@@ -194,17 +219,17 @@ export class PageTextCache {
     this.statement('UPDATE texts SET stamp = ? WHERE key = ?').run(stamp, key);
   }
 
-  private insert(key: string, part: number, rows: PageTextRow[]): void {
-    const chars = rows.reduce((n, r) => n + r.text.length, 0);
+  private insert(key: string, part: number, texts: TextPart): void {
+    const json = Buffer.from(texts.json.buffer, texts.json.byteOffset, texts.json.byteLength);
     this.statement(
       "INSERT OR REPLACE INTO texts (key, part, stamp, chars, first, rows) VALUES (?, ?, '', ?, ?, ?)",
-    ).run(key, part, chars, rows[0]?.index ?? null, JSON.stringify(rows));
+    ).run(key, part, texts.chars, texts.first, json);
   }
 
   /** A session's subagents' rows (see SessionTextCollector.subagentRows). */
   subagentRows(key: string): PageTextRow[] {
-    const rows = this.statement(READ_PART).get(key, SUBAGENT_PART) as { rows: string } | undefined;
-    return rows ? (JSON.parse(rows.rows) as PageTextRow[]) : [];
+    const rows = this.statement(READ_PART).get(key, SUBAGENT_PART) as { rows: Buffer } | undefined;
+    return rows ? parseRows(rows.rows) : [];
   }
 
   /**
@@ -224,7 +249,7 @@ export class PageTextCache {
       const next = parts[i + 1]?.first;
       if (first !== null && first >= to) break;
       if (next !== undefined && next !== null && next <= from) continue;
-      yield JSON.parse((this.statement(READ_PART).get(key, part) as { rows: string }).rows) as PageTextRow[];
+      yield parseRows((this.statement(READ_PART).get(key, part) as { rows: Buffer }).rows);
     }
   }
 

@@ -2,7 +2,7 @@ import { bodyMessagesButToolResults } from '../archive/data-dir.ts';
 import { mayNeedSanitizer, renderMarkdown, type SanitizedStore } from './markdown.ts';
 import { renderKey } from './render-cache.ts';
 import { messageMarkdown } from './render-session.ts';
-import { type PageTextRow, SessionTextCollector, TEXT_PART_CHARS } from './page-texts.ts';
+import { SessionTextCollector, TEXT_PART_CHARS, type TextPart, textPart } from './page-texts.ts';
 import type { Session, SubagentThread } from '../model/session.ts';
 
 // One session body's pass for src/transcript/prerender.ts, in a worker (prerender-worker.ts) or, for a few small
@@ -16,7 +16,7 @@ export interface PrerenderTask {
 export type PrerenderMessage =
   | { type: 'rendered'; entries: [key: string, html: string][] }
   /** Part `part` of the session's main-thread search texts (see SessionTextCollector.takeMain). */
-  | { type: 'texts'; body: string; part: number; rows: PageTextRow[] }
+  | { type: 'texts'; body: string; part: number; texts: TextPart }
   /** The last: the rest of the main thread's texts (part `part`) and the subagents'. */
   | {
       type: 'done';
@@ -24,9 +24,16 @@ export type PrerenderMessage =
       stamp: string;
       segments: number;
       part: number;
-      texts: PageTextRow[];
-      subagentTexts: PageTextRow[];
+      texts: TextPart;
+      subagentTexts: TextPart;
     };
+
+/** What a worker hands over instead of copying: the texts' bytes. */
+export function transferList(message: PrerenderMessage): ArrayBuffer[] {
+  if (message.type === 'texts') return [message.texts.json.buffer as ArrayBuffer];
+  if (message.type === 'done') return [message.texts.json.buffer, message.subagentTexts.json.buffer] as ArrayBuffer[];
+  return [];
+}
 
 /** Rendered HTML and search texts go back in batches of about this many characters, so a huge session stays
  * small on both sides. */
@@ -62,7 +69,7 @@ export async function prerenderBody(
   for await (const { thread, message } of bodyMessagesButToolResults(dataDir, task.body, listed)) {
     texts.add(thread, message);
     const rows = texts.takeMain(TEXT_PART_CHARS);
-    if (rows) send({ type: 'texts', body: task.body, part: part++, rows });
+    if (rows) send({ type: 'texts', body: task.body, part: part++, texts: textPart(rows) });
     if (!message) continue;
     for (const segment of messageMarkdown(message)) {
       segments += 1;
@@ -71,7 +78,7 @@ export async function prerenderBody(
     }
   }
   if (batch.length > 0) send({ type: 'rendered', entries: batch });
-  const subagentTexts = texts.subagentRows(subagents);
-  const rest = texts.takeMain(0) ?? [];
+  const subagentTexts = textPart(texts.subagentRows(subagents));
+  const rest = textPart(texts.takeMain(0) ?? []);
   send({ type: 'done', body: task.body, stamp: task.stamp, segments, part, texts: rest, subagentTexts });
 }

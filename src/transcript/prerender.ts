@@ -65,7 +65,7 @@ export async function prerender(
         report.sanitized += message.entries.length;
       } else if (message.type === 'texts') {
         const key = keyOfBody.get(message.body);
-        if (key) texts.putPart(key, message.part, message.rows);
+        if (key) texts.putPart(key, message.part, message.texts);
       } else {
         cache.markRendered(message.body, message.stamp);
         const key = keyOfBody.get(message.body);

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { MAIN_THREAD } from '../../../src/model/body.ts';
 import type { NormalizedMessage } from '../../../src/model/message.ts';
 import { messageRange, sessionRecords, siteEntries, type SiteSession } from '../../../src/site/search/site-records.ts';
-import { PageTextCache, type PageTextRow, SessionTextCollector } from '../../../src/transcript/page-texts.ts';
+import { PageTextCache, type PageTextRow, SessionTextCollector, textPart } from '../../../src/transcript/page-texts.ts';
 import { dayOf } from '../../../src/stats/calendar.ts';
 import { tempDir } from '../../helpers/paths.ts';
 
@@ -130,8 +130,8 @@ describe("a session's search texts in parts", () => {
     const cache = new PageTextCache(dataDir);
     try {
       const parts = inParts(main, [10, 10]);
-      parts.forEach((rows, part) => cache.putPart(session.key, part, rows));
-      cache.putSubagents(session.key, subagents);
+      parts.forEach((rows, part) => cache.putPart(session.key, part, textPart(rows)));
+      cache.putSubagents(session.key, textPart(subagents));
       expect(cache.stamps().get(session.key)!.stamp).toBe('');
       cache.finish(session.key, 'stamp-1');
       expect(cache.stamps().get(session.key)).toEqual({
@@ -146,7 +146,7 @@ describe("a session's search texts in parts", () => {
       expect([...cache.mainRows(session.key, 20, 21)]).toEqual(parts.slice(2));
       expect([...cache.mainRows(session.key, 40, Infinity)]).toEqual(parts.slice(2));
 
-      cache.putPart(session.key, 0, main.slice(0, 2));
+      cache.putPart(session.key, 0, textPart(main.slice(0, 2)));
       expect([...cache.mainRows(session.key)]).toEqual([main.slice(0, 2)]);
       expect(cache.subagentRows(session.key)).toEqual([]);
       expect(cache.stamps().get(session.key)!.stamp).toBe('');
@@ -154,7 +154,7 @@ describe("a session's search texts in parts", () => {
       cache.close();
     }
   });
-  it('from a cache written before parts knew their first message, are read whole, whatever the range', async () => {
+  it('from a cache of an older version (rows as text, no first message): emptied, so every session is read again', async () => {
     const dataDir = path.join(await tempDir('streamed-texts-old'), 'data');
     const file = path.join(dataDir, 'cache', 'site-search', 'texts.sqlite');
     mkdirSync(path.dirname(file), { recursive: true });
@@ -170,12 +170,13 @@ describe("a session's search texts in parts", () => {
     old.close();
     const cache = new PageTextCache(dataDir);
     try {
-      expect(cache.stamps().get(session.key)?.stamp).toBe('stamp-1');
-      expect([...cache.mainRows(session.key, 12, 30)]).toEqual(parts);
-      // A part written again knows its first message.
-      cache.putPart(session.key, 0, parts[0]!);
-      cache.putPart(session.key, 1, parts[1]!);
-      cache.putPart(session.key, 2, parts[2]!);
+      expect(cache.stamps().size).toBe(0);
+      parts.forEach((rows, part) => cache.putPart(session.key, part, textPart(rows)));
+      cache.finish(session.key, 'stamp-2');
+      expect(cache.stamps().get(session.key)).toEqual({
+        stamp: 'stamp-2',
+        chars: main.reduce((n, r) => n + r.text.length, 0),
+      });
       expect([...cache.mainRows(session.key, 12, 30)]).toEqual(parts.slice(1));
     } finally {
       cache.close();
