@@ -118,13 +118,6 @@ export async function readSessionTexts(dataDir: string, body: string): Promise<S
 export { bodyStamp } from '../archive/stamps.ts';
 
 /**
- * The texts the site index was last made from, per session and body stamp, in
- * `<data>/cache/site-search/texts.sqlite` (derived data): a build reads from the archive only the sessions
- * that changed, and a shard written again takes its other sessions from here. A session's texts are rows in
- * parts (`SUBAGENT_PART` for its subagents', then 0, 1, … for its main thread's in order), written as its body
- * is read; its stamp is set when the last part is in, so a session left half written is read again.
- */
-/**
  * A part of a session's texts as the cache keeps it: its rows as UTF-8 JSON, encoded where they were gathered.
  * A worker's part goes to the thread that writes the cache as these bytes, transferred: sent as rows, a 2 GB
  * session's texts (~150 MB of JSON) arrived there as objects, made into strings again, all of it garbage in that
@@ -158,6 +151,13 @@ const READ_PART = 'SELECT rows FROM texts WHERE key = ? AND part = ?';
 /** The part holding a session's subagents' rows: read before the main thread's (see sessionRecords). */
 const SUBAGENT_PART = -1;
 
+/**
+ * The texts the site index was last made from, per session and body stamp, in
+ * `<data>/cache/site-search/texts.sqlite` (derived data): a build reads from the archive only the sessions
+ * that changed, and a shard written again takes its other sessions from here. A session's texts are rows in
+ * parts (`SUBAGENT_PART` for its subagents', then 0, 1, … for its main thread's in order), written as its body
+ * is read; its stamp is set when the last part is in, so a session left half written is read again.
+ */
 export class PageTextCache {
   private readonly db: Database.Database;
   /** Statements prepared once: a shard's writer reads thousands of sessions, each with a few statements. */
