@@ -214,6 +214,45 @@ describe('planShards', () => {
       );
       expect(layout(next.state).s0002).toEqual([['n', 'm'], false]);
     });
+
+    it('a session that turns into runs and back, over builds whose state went through JSON, is in one shard at a time', () => {
+      const saved = (state: ShardState) => JSON.parse(JSON.stringify(state)) as ShardState;
+      const whole = [...daily(0, 'a', 'x', 'b'), ...daily(400, 'z')];
+      const asRuns = [
+        ...daily(0, 'a'),
+        ...['x#1-5', 'x#6-9'].map((key) => ({ key, stamp: `${key}-2`, endedAt: day(1), alone: true })),
+        ...daily(2, 'b'),
+        ...daily(400, 'z'),
+      ];
+      const homes = (state: ShardState) => {
+        const seen = new Map<string, string>();
+        for (const [name, shard] of Object.entries(state.shards))
+          for (const key of Object.keys(shard.sessions)) {
+            expect(seen.has(key), key).toBe(false);
+            seen.set(key, name);
+          }
+        return seen;
+      };
+      const first = planShards(emptyShardState(), whole, chars(400), everywhere, 1000);
+      expect([...homes(first.state).keys()].sort()).toEqual(['a', 'b', 'x', 'z']);
+      const second = planShards(saved(first.state), asRuns, chars(400), everywhere, 1000);
+      const placed = homes(second.state);
+      expect([...placed.keys()].sort()).toEqual(['a', 'b', 'x#1-5', 'x#6-9', 'z']);
+      expect(second.state.shards[placed.get('x#1-5')!]).toMatchObject({ alone: true, old: true });
+      expect(placed.get('x#1-5')).not.toBe(placed.get('x#6-9'));
+      // The shard that held x whole is written again without it; the runs' shards are new.
+      expect(second.dirty.get(placed.get('a')!)).toEqual(['a', 'b']);
+      const third = planShards(
+        saved(second.state),
+        whole.map((s) => ({ ...s, stamp: `${s.key}-3` })),
+        chars(400),
+        everywhere,
+        1000,
+      );
+      expect(third.removed.sort()).toEqual([placed.get('x#1-5'), placed.get('x#6-9')].sort());
+      expect([...homes(third.state).keys()].sort()).toEqual(['a', 'b', 'x', 'z']);
+      expect(Object.values(third.state.shards).some((shard) => shard.alone)).toBe(false);
+    });
   });
 });
 

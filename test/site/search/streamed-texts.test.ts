@@ -171,6 +171,10 @@ describe("a session's search texts in parts", () => {
     const cache = new PageTextCache(dataDir);
     try {
       expect(cache.stamps().size).toBe(0);
+      const probe = new Database(file, { readonly: true });
+      const rowsType = probe.prepare("SELECT type FROM pragma_table_info('texts') WHERE name = 'rows'").pluck().get();
+      probe.close();
+      expect(rowsType).toBe('BLOB');
       parts.forEach((rows, part) => cache.putPart(session.key, part, textPart(rows)));
       cache.finish(session.key, 'stamp-2');
       expect(cache.stamps().get(session.key)).toEqual({
