@@ -18,7 +18,8 @@
 export const SHARD_CHARS = 3_000_000;
 
 /** How many times SHARD_CHARS a shard of old sessions holds. At 4, the bench's history (scale 1) was 9 shards
- * and its first query took 0.37–0.42 s 3 s after the page opened; at 8, 5 shards and 0.30–0.34 s. */
+ * and its first query took 0.41–0.45 s by hand 3 s after the page opened; at 8, 5 shards and 0.36–0.39 s (the
+ * same three bundles' texts fetched; see docs/decisions.md, "Search"). */
 export const OLD_SHARD_FACTOR = 8;
 
 /** How many times SHARD_CHARS of a huge session one run holds: Pagefind holds ~75 MB for a run this size. */
