@@ -80,11 +80,12 @@ async function* readBodyLines(
 }
 
 /** A session's body as pages. `digest(n)`, where there is one (PagedBody's), is that of what the last `page(n)`
- * read (see PagedBody.digest). */
+ * read (see PagedBody.digest); `hashPage(n)` is the same digest taken from the bytes without parsing them. */
 export interface SessionPages {
   summary: SessionSummary;
   page(page: number): Session;
   digest?(page: number): string | undefined;
+  hashPage?(page: number): string;
 }
 
 /**
@@ -108,7 +109,12 @@ export function openSessionPages(
     const v2 = header as BodyHeader;
     try {
       const paged = new PagedBody(path.join(root, path.dirname(relative), v2.messages), v2.session, starts);
-      return { summary: v2.summary, page: (n) => paged.page(n), digest: (n) => paged.digest(n) };
+      return {
+        summary: v2.summary,
+        page: (n) => paged.page(n),
+        digest: (n) => paged.digest(n),
+        hashPage: (n) => paged.hashPage(n),
+      };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }

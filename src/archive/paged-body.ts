@@ -104,55 +104,7 @@ export class PagedBody {
   /** The session with only page `page`'s (1-based) main-thread messages and the subagents their calls spawned
    * (on the last page also those whose spawning call is unknown), as sessionPage in site/session-view.ts cuts it from a whole session. */
   page(page: number): Session {
-    const from = this.starts[page - 1] ?? 0;
-    const to = this.starts[page] ?? this.mainCount;
-    const messages: NormalizedMessage[] = [];
-    const offset = this.pageOffsets[page - 1];
-    let skipped = 0;
-    // Only a later page is known by its digest (the first page's key holds the whole summary).
-    const read = page > 1 ? createHash('sha256') : undefined;
-    const fd = openSync(this.file, 'r');
-    try {
-      if (offset !== undefined && from < to) {
-        forEachLine(fd, offset, this.file, (line, at) => {
-          if (this.damaged.has(at)) return true;
-          const peek = peekLine(line);
-          if (peek.kind !== 'message' || peek.thread !== MAIN_THREAD) return true;
-          try {
-            messages.push(this.patched(fd, MAIN_THREAD, line, read));
-          } catch (error) {
-            archiveWarning({ file: this.file, message: `${badArchiveLine(false, error)} (at byte ${at})` });
-            skipped += 1;
-          }
-          return from + messages.length + skipped < to;
-        });
-      }
-      const calls = new Set(
-        messages.flatMap((m) => (m.source_type === 'tool_call' && m.tool_call ? [m.tool_call.call_id] : [])),
-      );
-      const last = page === this.starts.length;
-      // What the page reads besides its lines: the session's header, where its subagents are listed.
-      read?.update(`\n${JSON.stringify(this.header.resumedFrom ?? null)}\n`);
-      const subagents = this.header.subagents
-        .filter((a) => (a.parentCallId ? calls.has(a.parentCallId) : last))
-        .map((agent) => {
-          read?.update(`\n${JSON.stringify(agent)}\n`);
-          const lines = this.agentLines.get(agent.agentId) ?? [];
-          const agentMessages = lines.flatMap((span) => {
-            try {
-              return [this.patched(fd, agent.agentId, readSpan(fd, span), read)];
-            } catch (error) {
-              archiveWarning({ file: this.file, message: `${badArchiveLine(false, error)} (at byte ${span.offset})` });
-              return [];
-            }
-          });
-          return { ...agent, messages: agentMessages };
-        });
-      if (read) this.digests.set(page, read.digest('hex'));
-      return { ...this.header, messages, subagents };
-    } finally {
-      closeSync(fd);
-    }
+    return this.read(page, true).session!;
   }
 
   /**
@@ -163,6 +115,83 @@ export class PagedBody {
    */
   digest(page: number): string | undefined {
     return this.digests.get(page);
+  }
+
+  /**
+   * The digest `page(page)` would leave for a page after the first (and the same kind of digest for the first),
+   * from the bytes alone: a page whose digest is all that is asked (is it
+   * as the last build read it?) is not parsed. Only a line that may be the call of one of the session's subagents
+   * is, to know whether the page shows that subagent. Comparing a 2 GB session's later pages this way takes
+   * its bytes through a hash, not its messages through the heap.
+   */
+  hashPage(page: number): string {
+    return this.read(page, false).digest!;
+  }
+
+  /** Page `page` parsed (`parse`), or only hashed. */
+  private read(page: number, parse: boolean): { session?: Session; digest?: string } {
+    const from = this.starts[page - 1] ?? 0;
+    const to = this.starts[page] ?? this.mainCount;
+    const messages: NormalizedMessage[] = [];
+    const calls = new Set<string>();
+    const addCall = (m: NormalizedMessage) => {
+      if (m.source_type === 'tool_call' && m.tool_call) calls.add(m.tool_call.call_id);
+    };
+    // Without parsing, a line is parsed only when it may hold a call that spawned one of the session's subagents.
+    const spawning = !parse && this.header.subagents.some((a) => a.parentCallId);
+    const offset = this.pageOffsets[page - 1];
+    let taken = 0;
+    // Only a later page is known by its digest (the first page's key holds the whole summary).
+    const read = page > 1 || !parse ? createHash('sha256') : undefined;
+    const fd = openSync(this.file, 'r');
+    try {
+      if (offset !== undefined && from < to) {
+        forEachLine(fd, offset, this.file, (line, at) => {
+          if (this.damaged.has(at)) return true;
+          const peek = peekLine(line);
+          if (peek.kind !== 'message' || peek.thread !== MAIN_THREAD) return true;
+          taken += 1;
+          try {
+            if (parse) {
+              const message = this.patched(fd, MAIN_THREAD, line, read);
+              messages.push(message);
+              addCall(message);
+            } else {
+              this.hashed(fd, MAIN_THREAD, line, read!);
+              if (spawning && (line.includes(TOOL_CALL) || !threadFirst(line))) addCall(messageOf(line));
+            }
+          } catch (error) {
+            archiveWarning({ file: this.file, message: `${badArchiveLine(false, error)} (at byte ${at})` });
+          }
+          return from + taken < to;
+        });
+      }
+      const last = page === this.starts.length;
+      // What the page reads besides its lines: the session's header, where its subagents are listed.
+      read?.update(`\n${JSON.stringify(this.header.resumedFrom ?? null)}\n`);
+      const subagents = this.header.subagents
+        .filter((a) => (a.parentCallId ? calls.has(a.parentCallId) : last))
+        .map((agent) => {
+          read?.update(`\n${JSON.stringify(agent)}\n`);
+          const lines = this.agentLines.get(agent.agentId) ?? [];
+          const agentMessages = lines.flatMap((span) => {
+            try {
+              const line = readSpan(fd, span);
+              if (parse) return [this.patched(fd, agent.agentId, line, read)];
+              this.hashed(fd, agent.agentId, line, read!);
+            } catch (error) {
+              archiveWarning({ file: this.file, message: `${badArchiveLine(false, error)} (at byte ${span.offset})` });
+            }
+            return [];
+          });
+          return { ...agent, messages: agentMessages };
+        });
+      const digest = read?.digest('hex');
+      if (digest !== undefined && page > 1) this.digests.set(page, digest);
+      return { session: parse ? { ...this.header, messages, subagents } : undefined, digest };
+    } finally {
+      closeSync(fd);
+    }
   }
 
   /** A message line parsed with its patches applied; every byte read goes into `read`. */
@@ -176,6 +205,54 @@ export class PagedBody {
     }
     return message;
   }
+
+  /** What `patched` puts into `read` for the same line, in the same order, without parsing it. (Not for a line
+   * that does not parse but whose id can be read: `patched` stops before its patches, this hashes them, so such a
+   * page is made again at every build, which says what is damaged, and is never kept stale.) */
+  private hashed(fd: number, thread: string, line: Buffer, read: Hash): void {
+    read.update(line).update('\n');
+    const byId = this.patches.get(thread);
+    if (!byId) return;
+    for (const span of byId.get(messageIdOf(line)) ?? []) read.update(span.bytes ?? readSpan(fd, span)).update('\n');
+  }
+}
+
+/** How the archive writes a call's message (JSON.stringify, no spaces; a line in another shape is parsed);
+ * patches never change what a message is. */
+const TOOL_CALL = '"source_type":"tool_call"';
+const THREAD_PREFIX = '{"thread":"';
+const MESSAGE_ID = ',"message":{"id":"';
+
+/** Whether a line starts as the archive writes it. */
+function threadFirst(line: Buffer): boolean {
+  return line.toString('latin1', 0, THREAD_PREFIX.length) === THREAD_PREFIX;
+}
+
+function messageOf(line: Buffer): NormalizedMessage {
+  return (JSON.parse(line.toString('utf8')) as Extract<BodyLine, { message: unknown }>).message;
+}
+
+/** The id of a message line, from its first bytes when it is as the archive writes it
+ * (`{"thread":"…","message":{"id":"…"`), else parsed (which throws where `patched` would). */
+function messageIdOf(line: Buffer): string {
+  if (threadFirst(line)) {
+    const threadEnd = stringEnd(line, THREAD_PREFIX.length);
+    if (threadEnd !== -1 && line.toString('latin1', threadEnd + 1, threadEnd + 1 + MESSAGE_ID.length) === MESSAGE_ID) {
+      const idStart = threadEnd + MESSAGE_ID.length; // its opening quote
+      const idEnd = stringEnd(line, idStart + 1);
+      if (idEnd !== -1) return JSON.parse(line.toString('utf8', idStart, idEnd + 1)) as string;
+    }
+  }
+  return messageOf(line).id;
+}
+
+/** The index of the quote that ends the JSON string whose text starts at `from`, or -1. */
+function stringEnd(line: Buffer, from: number): number {
+  for (let i = from; i < line.length; i++) {
+    if (line[i] === 0x5c) i++;
+    else if (line[i] === 0x22) return i;
+  }
+  return -1;
 }
 
 /**

@@ -169,9 +169,15 @@ export function loadSessionPageText(source: PageSource, page: number): SessionPa
  * (see the site build); the page's other inputs are its props and the build's options.
  */
 export function sessionPageDigest(source: PageSource, page: number): string {
-  // Made when the page rendered (see loadSessionPage), or else now.
+  // Made when the page rendered (see loadSessionPage), or else now: from its bytes where the body is paged.
   const known = openPages?.key === pagesKey(source) ? openPages.digests.get(page) : undefined;
   if (known !== undefined) return known;
+  const opened = openedPages(source);
+  if (opened.pages.hashPage) {
+    const digest = opened.pages.hashPage(page);
+    opened.digests.set(page, digest);
+    return digest;
+  }
   return keepDigest(readPage(source, page), page);
 }
 
@@ -191,23 +197,26 @@ function readPage(
   source: PageSource,
   page: number,
 ): { content: SessionPageContent; digests: Map<number, string>; digest: string | undefined } {
-  const root = dataDir();
-  const starts = source.pageStarts ?? [0];
-  // The pages of a long session are built one after another: open it once for all of them.
-  const key = pagesKey(source);
-  if (openPages?.key !== key) {
-    const pages = root
-      ? openSessionPages(root, source.body, starts, (session, n) => sessionPage(session, starts, n))
-      : undefined;
-    if (!pages) throw new Error(`missing session body ${source.body} in ${root}`);
-    openPages = { key, pages, digests: new Map() };
-  }
-  const { messages, subagents, resumedFrom } = openPages.pages.page(page);
+  const opened = openedPages(source);
+  const { messages, subagents, resumedFrom } = opened.pages.page(page);
   return {
     content: resumedFrom ? { messages, subagents, resumedFrom } : { messages, subagents },
-    digests: openPages.digests,
-    digest: openPages.pages.digest?.(page),
+    digests: opened.digests,
+    digest: opened.pages.digest?.(page),
   };
+}
+
+/** The session's pages, opened once for all of them: the pages of a long session are built one after another. */
+function openedPages(source: PageSource): NonNullable<typeof openPages> {
+  const key = pagesKey(source);
+  if (openPages?.key === key) return openPages;
+  const root = dataDir();
+  const starts = source.pageStarts ?? [0];
+  const pages = root
+    ? openSessionPages(root, source.body, starts, (session, n) => sessionPage(session, starts, n))
+    : undefined;
+  if (!pages) throw new Error(`missing session body ${source.body} in ${root}`);
+  return (openPages = { key, pages, digests: new Map() });
 }
 
 /** For a page not read through PagedBody (a body of the old format, or one whose messages file is missing). A

@@ -1,4 +1,4 @@
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { collect } from '../../src/collect/collect.ts';
@@ -10,6 +10,8 @@ import { PagedBody } from '../../src/archive/paged-body.ts';
 import { setArchiveWarningSink } from '../../src/archive/warnings.ts';
 import type { CollectWarning } from '../../src/util/warnings.ts';
 import { FIXTURE_HOME, tempDir } from '../helpers/paths.ts';
+
+const messageOf = (line: string) => (JSON.parse(line) as { message: { id: string } }).message;
 
 describe('PagedBody', () => {
   it('gives each page exactly what cutting the whole session gives, patches and subagents included', async () => {
@@ -65,6 +67,65 @@ describe('PagedBody', () => {
       patchedPages += starts.length;
     }
     expect(patchedPages).toBeGreaterThan(3);
+  });
+
+  it('hashes a page from its bytes to the digest that reading it leaves, subagents, patches and damage included', async () => {
+    const dataDir = path.join(await tempDir('paged-hash'), 'data');
+    await collect({ home: FIXTURE_HOME, env: {}, dataDir, sourceOptions: { explicitHome: 'true' } });
+    const data = new DataDir(dataDir);
+    let compared = 0;
+    let spawnedOnEarlierPage = 0;
+    const compareAll = (messagesFile: string, header: BodyHeader, starts: number[], budget?: number) => {
+      const hashing = new PagedBody(messagesFile, header.session, starts, budget);
+      const reading = new PagedBody(messagesFile, header.session, starts, budget);
+      for (let page = 2; page <= starts.length; page++) {
+        const hashed = hashing.hashPage(page);
+        const shown = reading.page(page);
+        expect(hashed, `${messagesFile} page ${page} of ${starts.length}`).toBe(reading.digest(page));
+        if (page < starts.length && shown.subagents.length > 0) spawnedOnEarlierPage += 1;
+        compared += 1;
+      }
+    };
+    const summaries = await data.readSummaries();
+    for (const summary of summaries) {
+      const header = JSON.parse(readFileSync(path.join(dataDir, summary.body), 'utf8')) as BodyHeader;
+      const count = readBodyFileSync(dataDir, summary.body)!.session.messages.length;
+      for (const size of [1, 2, 3]) {
+        const starts = Array.from({ length: Math.ceil(count / size) }, (_, i) => i * size);
+        if (starts.length < 2) continue;
+        for (const budget of [undefined, 0]) compareAll(data.messagesPath(summary.body), header, starts, budget);
+      }
+    }
+    expect(compared).toBeGreaterThan(100);
+    // Pages that show a subagent because one of their calls spawned it (not only the last page's leftovers).
+    expect(spawnedOnEarlierPage).toBeGreaterThan(0);
+
+    // A message line that does not parse costs itself only, in both, and the two digests still agree. (One with
+    // patches would not agree: hashing does not parse it, so it hashes its patches too; its page is then made
+    // again, which says what was damaged.)
+    const summary = summaries.find((s) => s.source === 'claude-code')!;
+    const messages = data.messagesPath(summary.body);
+    const header = JSON.parse(readFileSync(path.join(dataDir, summary.body), 'utf8')) as BodyHeader;
+    const text = readFileSync(messages, 'utf8');
+    const lines = text.split('\n');
+    const main = lines.filter((line) => line.startsWith('{"thread":"","message":'));
+    const index = main.findIndex(
+      (line, i) =>
+        i > 0 &&
+        !line.includes('"source_type":"tool_call"') &&
+        !text.includes(`"patch":{"id":${JSON.stringify(messageOf(line).id)}`),
+    );
+    expect(index).toBeGreaterThan(0);
+    lines[lines.indexOf(main[index]!)] = main[index]!.slice(0, -5);
+    writeFileSync(messages, lines.join('\n'));
+    const warnings: CollectWarning[] = [];
+    setArchiveWarningSink((w) => warnings.push(w));
+    try {
+      compareAll(messages, header, [0, index, index + 1]);
+    } finally {
+      setArchiveWarningSink(undefined);
+    }
+    expect(warnings.filter((w) => w.message.startsWith('damaged line'))).toHaveLength(1); // reading it; hashing parses none of its lines but a call's
   });
 
   it('digests what a page read: the same bytes the same digest, a patch to one of its messages a new one', async () => {
