@@ -1,3 +1,4 @@
+import type { Hash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -238,6 +239,32 @@ export class PageTextCache {
    * a part are not filtered: a part may start before `from` or end after `to`.
    */
   *mainRows(key: string, from = 0, to = Infinity): Generator<PageTextRow[]> {
+    for (const { json } of this.mainParts(key, from, to)) yield parseRows(json);
+  }
+
+  /**
+   * Puts into `hash` the main-thread rows of messages `from` to `to` (exclusive), and nothing else, each row's
+   * JSON followed by a comma: a part that lies within them as the bytes kept (a part is its rows' JSON joined
+   * by commas, in brackets), one that reaches past either end parsed, as its rows within them. The same rows give
+   * the same digest however the parts are cut and whatever lies beyond, without parsing every row.
+   */
+  hashMainRows(key: string, from: number, to: number, hash: Hash): void {
+    for (const { json, first, next } of this.mainParts(key, from, to)) {
+      if (first !== null && first >= from && next !== undefined && next !== null && next <= to) {
+        if (json.length > 2) hash.update(json.subarray(1, -1)).update(',');
+        continue;
+      }
+      for (const row of parseRows(json))
+        if (row.index !== null && row.index >= from && row.index < to) hash.update(JSON.stringify(row)).update(',');
+    }
+  }
+
+  /** The parts mainRows reads, as the JSON bytes kept, with their first row's message index and the next part's. */
+  private *mainParts(
+    key: string,
+    from: number,
+    to: number,
+  ): Generator<{ json: Buffer; first: number | null; next: number | null | undefined }> {
     const parts = this.statement('SELECT part, first FROM texts WHERE key = ? AND part >= 0 ORDER BY part').all(
       key,
     ) as {
@@ -245,11 +272,12 @@ export class PageTextCache {
       first: number | null;
     }[];
     for (const [i, { part, first }] of parts.entries()) {
-      // A part's rows run up to the next part's first: rows are in message order (see takeMain).
+      // A part's rows run up to the next part's first: rows are in message order (see takeMain), and a message's
+      // rows are in one part.
       const next = parts[i + 1]?.first;
       if (first !== null && first >= to) break;
       if (next !== undefined && next !== null && next <= from) continue;
-      yield parseRows((this.statement(READ_PART).get(key, part) as { rows: Buffer }).rows);
+      yield { json: (this.statement(READ_PART).get(key, part) as { rows: Buffer }).rows, first, next };
     }
   }
 

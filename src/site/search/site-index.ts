@@ -6,8 +6,8 @@ import type { SessionSummary } from '../../model/session.ts';
 import { writeFileAtomic } from '../../util/fs.ts';
 import type { ShareSettings } from '../../privacy/share-mode.ts';
 import { defaultThreads, workerFile, WorkerPool } from '../../util/worker-pool.ts';
-import { PageTextCache } from '../../transcript/page-texts.ts';
-import { type SiteEntry, siteEntries, type SiteSession, siteSessions } from './site-records.ts';
+import { PageTextCache, type PageTextRow } from '../../transcript/page-texts.ts';
+import { runStamp, type SiteEntry, siteEntries, type SiteSession, siteSessions } from './site-records.ts';
 import { runSiteSearchTask, type SiteSearchTask, type SiteSearchTaskResult } from './site-shard.ts';
 import { emptyShardState, planShards, RUN_FACTOR, shardChars, type ShardState } from './site-shards.ts';
 
@@ -140,7 +140,13 @@ export async function writeSiteSearch(options: SiteSearchOptions): Promise<SiteS
     cache.keepOnly(new Set(summaries.map((s) => s.id)));
     const chars = cache.stamps();
 
-    const entries = siteEntries(sessions, (key) => chars.get(key)?.chars ?? 0, shardChars() * RUN_FACTOR);
+    // A huge session's subagent rows, read once for all its runs.
+    let agents: { key: string; rows: PageTextRow[] } | undefined;
+    const stampOfRun = (run: SiteSession) => {
+      if (agents?.key !== run.key) agents = { key: run.key, rows: cache.subagentRows(run.key) };
+      return runStamp(run, (from, to, hash) => cache.hashMainRows(run.key, from, to, hash), agents.rows);
+    };
+    const entries = siteEntries(sessions, (key) => chars.get(key)?.chars ?? 0, shardChars() * RUN_FACTOR, stampOfRun);
     const byEntry = new Map<string, SiteEntry>(entries.map((e) => [e.entry, e]));
     const plan = planShards(
       previous,

@@ -1,3 +1,4 @@
+import { createHash, type Hash } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { SourceId } from '../../model/message.ts';
@@ -121,9 +122,15 @@ export interface SiteEntry extends SiteSession {
  * The site index's entries: each session whole, but one of more than `maxChars` of text in runs of consecutive
  * pages of about that much each. Pagefind's indexer holds a shard's index in memory until it writes it, so a
  * huge session in one shard takes memory after its size; in runs it is indexed in several shards, on every core.
- * A run's stamp is its session's body stamp and its pages: a session that changes writes all its runs again.
+ * A whole session's stamp is its body stamp and its pages; a run's is `runStamp`'s, of what its records are made
+ * from, so a huge session that grows writes again only the runs whose pages changed.
  */
-export function siteEntries(sessions: SiteSession[], charsOf: (key: string) => number, maxChars: number): SiteEntry[] {
+export function siteEntries(
+  sessions: SiteSession[],
+  charsOf: (key: string) => number,
+  maxChars: number,
+  runStamp: (run: SiteSession) => string = (run) => `${run.bodyStamp}|${run.pages.join(',')}`,
+): SiteEntry[] {
   const entries: SiteEntry[] = [];
   for (const session of sessions) {
     const chars = charsOf(session.key);
@@ -134,18 +141,42 @@ export function siteEntries(sessions: SiteSession[], charsOf: (key: string) => n
     }
     const size = Math.ceil(session.pages.length / runs);
     for (let at = 0; at < session.pages.length; at += size) {
-      const pages = session.pages.slice(at, at + size);
+      const run = { ...session, pages: session.pages.slice(at, at + size) };
       entries.push({
-        ...session,
-        pages,
-        stamp: `${session.bodyStamp}|${pages.join(',')}`,
-        entry: `${session.key}#${pages[0]}-${pages.at(-1)}`,
-        chars: Math.round((chars * pages.length) / session.pages.length),
+        ...run,
+        stamp: runStamp(run),
+        entry: `${session.key}#${run.pages[0]}-${run.pages.at(-1)}`,
+        chars: Math.round((chars * run.pages.length) / session.pages.length),
         run: true,
       });
     }
   }
   return entries;
+}
+
+/**
+ * A digest of all that a run's records are made from (see sessionRecords): the session's fields they show, the
+ * page starts of its pages, its main-thread rows (`hashRows` puts those of messages `from` to `to` into the hash)
+ * and its subagents' rows on its pages. Not the body's stamp: a session that grows changes its last pages' texts
+ * only.
+ */
+export function runStamp(
+  run: SiteSession,
+  hashRows: (from: number, to: number, hash: Hash) => void,
+  subagentRows: PageTextRow[],
+): string {
+  const hash = createHash('sha256');
+  const first = run.pages[0] ?? 1;
+  const last = run.pages.at(-1) ?? first;
+  const starts = run.pageStarts?.slice(first - 1, last + 1);
+  const { source, sessionId, title, cwd, startedAt, about } = run;
+  hash.update(JSON.stringify([source, sessionId, title, cwd, startedAt, about, starts, run.pages]));
+  const { from, to } = messageRange(run);
+  hashRows(from, to, hash);
+  const pages = new Set(run.pages);
+  const agents = subagentRows.filter((row) => pages.has(pageOfMessage(run.pageStarts, row.index ?? 0)));
+  hash.update(JSON.stringify(agents));
+  return `${hash.digest('hex')}|${run.pages.join(',')}`;
 }
 
 /** The main-thread messages on a session's pages in this build (from, to exclusive): the rows to read of it. */

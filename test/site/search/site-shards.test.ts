@@ -281,6 +281,7 @@ describe('the site index in shards, over real builds', { timeout: 900_000 }, () 
   let home: string;
   let dataDir: string;
   let out: string;
+  let longTranscript: string;
   const build = (...more: string[]) =>
     runCli(['build', '--home', home, '--data', dataDir, '--out', out, '--tz', 'Asia/Tokyo', ...more]);
 
@@ -288,7 +289,7 @@ describe('the site index in shards, over real builds', { timeout: 900_000 }, () 
     process.env.AGENT_LOGBOOK_SEARCH_SHARD_CHARS = '1500';
     home = await copyFixtureHome();
     // Far more text than four shards hold (6,000 characters), over several pages.
-    await writeTurns(home, LONG, LONG_TURNS, '2026-03-02T09:00:00.000Z', (t) => {
+    longTranscript = await writeTurns(home, LONG, LONG_TURNS, '2026-03-02T09:00:00.000Z', (t) => {
       const words = `turn${t} 長い会話の確認 ${'word '.repeat(15)}`;
       return { prompt: `Q${t} ${words}`, answer: `A${t} ${words}` };
     });
@@ -389,6 +390,50 @@ describe('the site index in shards, over real builds', { timeout: 900_000 }, () 
     expect(third.code, third.stderr).toBe(0);
     const unchanged = await searchFiles(out);
     for (const [file, state] of unchanged) expect(state.mtimeMs, file).toBe(after.get(file)?.mtimeMs);
+  });
+
+  it('after a huge session grew at its end, the shards of its earlier runs are not written again', async () => {
+    const route = `sessions/claude-code/${LONG}/`;
+    const shardsOfPages = (files: Map<string, FileState>) => {
+      const byPage = new Map<number, string>();
+      for (const [file, state] of files) {
+        if (!file.endsWith('.pf_text')) continue;
+        for (const page of bundlePages(gunzipSync(state.bytes).toString()).map(bundlePage))
+          if (page?.url.startsWith(route)) byPage.set(Number(page.meta.page), shardOf(file));
+      }
+      return byPage;
+    };
+    const before = await searchFiles(out);
+    const pagesBefore = shardsOfPages(before);
+    const lastPage = Math.max(...pagesBefore.keys());
+    const end = new Date(Date.parse('2026-03-02T09:00:00.000Z') + LONG_TURNS * 60_000).toISOString();
+    await appendPrompt(longTranscript, 'RUN-MARKER 最後の確認', end);
+    const grown = await build('--verbose');
+    expect(grown.code, grown.stderr).toBe(0);
+    const after = await searchFiles(out);
+    const pagesAfter = shardsOfPages(after);
+    // Indexed again: the shards of the runs from the last page before on (a shard indexed again with the same
+    // records may come out byte for byte the same, so the build's own count is what tells).
+    const fromLast = new Set([...pagesAfter].filter(([page]) => page >= lastPage).map(([, shard]) => shard));
+    const written = /Site search: (\d+) of (\d+) shards written/.exec(grown.stdout + grown.stderr);
+    expect(written, grown.stderr).not.toBeNull();
+    expect(Number(written![1])).toBe(fromLast.size);
+    expect(Number(written![2]) - fromLast.size).toBeGreaterThanOrEqual(3);
+    // The new prompt is on the last page's run.
+    const holding = [...after].filter(
+      ([file, state]) => file.endsWith('.pf_text') && gunzipSync(state.bytes).includes('RUN-MARKER'),
+    );
+    expect(holding.map(([file]) => shardOf(file))).toEqual([pagesAfter.get(Math.max(...pagesAfter.keys()))]);
+    // The runs before the last page's are in the same shards, every file as it was, byte for byte and mtime.
+    const earlier = new Set([...pagesBefore].filter(([page]) => page < lastPage).map(([, shard]) => shard));
+    earlier.delete(pagesBefore.get(lastPage)!);
+    expect(earlier.size).toBeGreaterThanOrEqual(2);
+    for (const [page, shard] of pagesBefore) if (earlier.has(shard)) expect(pagesAfter.get(page)).toBe(shard);
+    for (const [file, state] of before) {
+      if (!earlier.has(shardOf(file))) continue;
+      const now = after.get(file);
+      expect(now?.bytes.equals(state.bytes) && now.mtimeMs === state.mtimeMs, file).toBe(true);
+    }
   });
 
   it('build --full indexes the same pages afresh (shards may be cut differently: they follow the history)', async () => {

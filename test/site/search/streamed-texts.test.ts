@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -154,6 +155,37 @@ describe("a session's search texts in parts", () => {
       cache.close();
     }
   });
+  it("hashes a range of messages' rows the same however the parts around it are cut, and by their content", async () => {
+    const dataDir = path.join(await tempDir('streamed-texts-hash'), 'data');
+    const cache = new PageTextCache(dataDir);
+    const digest = (key: string, from: number, to: number) => {
+      const hash = createHash('sha256');
+      cache.hashMainRows(key, from, to, hash);
+      return hash.digest('hex');
+    };
+    const put = (key: string, rows: PageTextRow[], sizes: number[]) =>
+      inParts(rows, sizes).forEach((part, i) => cache.putPart(key, i, textPart(part)));
+    try {
+      put('a', main, [10, 10]); // parts of rows 0–9, 10–19, 20–39
+      put('b', main, [5, 7, 3, 12]); // 0–4, 5–11, 12–14, 15–26, 27–39
+      put('c', [...main, { ...main[0]!, index: 40, text: 'a later message' }], [10, 10]);
+      put(
+        'd',
+        main.map((row) => (row.index === 15 ? { ...row, text: 'changed' } : row)),
+        [10, 10],
+      );
+      const page2 = digest('a', 12, 30);
+      expect(digest('b', 12, 30)).toBe(page2);
+      expect(digest('c', 12, 30)).toBe(page2);
+      expect(digest('d', 12, 30)).not.toBe(page2);
+      expect(digest('d', 0, 12)).toBe(digest('a', 0, 12));
+      expect(digest('a', 30, Infinity)).not.toBe(digest('c', 30, Infinity));
+      expect(digest('a', 10, 20)).toBe(digest('b', 10, 20)); // one whole part in a, pieces of three in b
+    } finally {
+      cache.close();
+    }
+  });
+
   it('from a cache of an older version (rows as text, no first message): emptied, so every session is read again', async () => {
     const dataDir = path.join(await tempDir('streamed-texts-old'), 'data');
     const file = path.join(dataDir, 'cache', 'site-search', 'texts.sqlite');
