@@ -6,7 +6,13 @@ import { describe, expect, it } from 'vitest';
 import { MAIN_THREAD } from '../../../src/model/body.ts';
 import type { NormalizedMessage } from '../../../src/model/message.ts';
 import { messageRange, sessionRecords, siteEntries, type SiteSession } from '../../../src/site/search/site-records.ts';
-import { PageTextCache, type PageTextRow, SessionTextCollector, textPart } from '../../../src/transcript/page-texts.ts';
+import {
+  PageTextCache,
+  type PageTextRow,
+  rowSpans,
+  SessionTextCollector,
+  textPart,
+} from '../../../src/transcript/page-texts.ts';
 import { dayOf } from '../../../src/stats/calendar.ts';
 import { tempDir } from '../../helpers/paths.ts';
 
@@ -173,6 +179,34 @@ describe("a session's search texts in parts", () => {
         'd',
         main.map((row) => (row.index === 15 ? { ...row, text: 'changed' } : row)),
         [10, 10],
+      );
+      // Each row's JSON and a comma, whichever way it was found; a text that looks like the bytes between rows too.
+      const tricky = main.map((row) =>
+        row.index === 13 ? { ...row, text: 'x"},{"ts":"y","kind":"prompt","index":99,"text":"z\\"},{' } : row,
+      );
+      put('e', tricky, [10, 10]);
+      const reference = (rows: PageTextRow[], from: number, to: number) => {
+        const hash = createHash('sha256');
+        for (const row of rows) if (row.index! >= from && row.index! < to) hash.update(`${JSON.stringify(row)},`);
+        return hash.digest('hex');
+      };
+      for (const [from, to] of [
+        [12, 30],
+        [0, 12],
+        [30, Infinity],
+        [13, 14],
+        [5, 25],
+      ] as const) {
+        expect(digest('a', from, to), `${from}-${to}`).toBe(reference(main, from, to));
+        expect(digest('b', from, to), `${from}-${to}`).toBe(reference(main, from, to));
+        expect(digest('e', from, to), `${from}-${to}`).toBe(reference(tricky, from, to));
+      }
+      // Found by their bytes, not parsed: each row's span and index, the tricky text's too.
+      const json = Buffer.from(textPart(tricky).json);
+      const spans = rowSpans(json)!;
+      expect(spans.map((span) => span.index)).toEqual(tricky.map((row) => row.index));
+      expect(spans.map(({ start, end }) => json.toString('utf8', start, end))).toEqual(
+        tricky.map((row) => JSON.stringify(row)),
       );
       const page2 = digest('a', 12, 30);
       expect(digest('b', 12, 30)).toBe(page2);
