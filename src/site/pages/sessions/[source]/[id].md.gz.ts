@@ -6,7 +6,7 @@ import { siteIndexes } from '../../../collections.ts';
 import { keptPageMarkdown, loadSessionPageText } from '../../../data.ts';
 import { pagePlace } from '../../../../transcript/session-view.ts';
 import { shareSettings } from '../../../../privacy/share-mode.ts';
-import { gzipForSite, gzipStreamForSite } from '../../../../util/gzip.ts';
+import { gzipForSite, gzipTextsForSite } from '../../../../util/gzip.ts';
 
 /**
  * Each session as Markdown, beside its page, gzipped: `/sessions/<source>/<id>.md.gz`. The Markdown is a quarter
@@ -22,12 +22,8 @@ export const getStaticPaths: GetStaticPaths = async () => {
   }));
 };
 
-/** Markdown up to this many bytes is gzipped in one call (nearly every session's). */
-const ONE_CALL_BYTES = 2 * 1024 * 1024;
-/** Pieces are joined into strings of about this many characters before they are encoded: a stream of many small
- * chunks costs more to encode and to read back than the text itself, and a string much longer would be copied
- * whole, to two bytes a character, first (see sessionMarkdown). */
-const BATCH_CHARS = 16 * 1024;
+/** Markdown up to this many characters is gzipped in one call (nearly every session's). */
+const ONE_CALL_CHARS = 2 * 1024 * 1024;
 
 export const GET: APIRoute = async ({ props }) => {
   const summary = (props as { summary: SessionSummary }).summary;
@@ -43,41 +39,22 @@ export const GET: APIRoute = async ({ props }) => {
         })
       );
   }
-  const batches = encodedBatches(sessionMarkdown(summary, pages(), { timeZone }));
+  const pieces = sessionMarkdown(summary, pages(), { timeZone });
   // Most sessions' Markdown is a few MB at most: gzipped in one call, which costs half of streaming it through
   // zlib. A bigger one (a worker's heap is bounded) is streamed from where that stopped.
-  const head: Buffer[] = [];
-  let bytes = 0;
-  let next = batches.next();
-  for (; !next.done; next = batches.next()) {
+  const head: string[] = [];
+  let chars = 0;
+  let next = pieces.next();
+  for (; !next.done; next = pieces.next()) {
     head.push(next.value);
-    bytes += next.value.length;
-    if (bytes >= ONE_CALL_BYTES) break;
+    chars += next.value.length;
+    if (chars >= ONE_CALL_CHARS) break;
   }
   const headers = { 'Content-Type': 'application/gzip' };
-  if (next.done) return new Response(gzipForSite(Buffer.concat(head, bytes)), { headers });
-  const body = new ReadableStream<Uint8Array>({
-    start(controller) {
-      controller.enqueue(Buffer.concat(head, bytes));
-    },
-    pull(controller) {
-      next = batches.next();
-      if (next.done) controller.close();
-      else controller.enqueue(next.value);
-    },
-  });
-  return new Response(gzipStreamForSite(body), { headers });
-};
-
-/** The pieces' UTF-8, in batches of about BATCH_CHARS characters (a bigger piece alone). */
-function* encodedBatches(pieces: Iterable<string>): Generator<Buffer> {
-  let batch = '';
-  for (const piece of pieces) {
-    if (batch.length + piece.length > BATCH_CHARS && batch) {
-      yield Buffer.from(batch);
-      batch = '';
-    }
-    batch += piece;
+  if (next.done) return new Response(gzipForSite(head.join('')), { headers });
+  function* all() {
+    yield* head;
+    for (let piece = pieces.next(); !piece.done; piece = pieces.next()) yield piece.value;
   }
-  if (batch) yield Buffer.from(batch);
-}
+  return new Response(gzipTextsForSite(all()), { headers });
+};
