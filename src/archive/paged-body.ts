@@ -119,8 +119,8 @@ export class PagedBody {
 
   /**
    * The digest `page(page)` would leave for a page after the first (and the same kind of digest for the first),
-   * from the bytes alone: a page whose digest is all that is asked (is it
-   * as the last build read it?) is not parsed. Only a line that may be the call of one of the session's subagents
+   * from the bytes alone: a page whose digest is all that is asked (is it as the last build read it?) is not
+   * parsed. Only a line that may be the call of one of the session's subagents
    * is, to know whether the page shows that subagent. Comparing a 2 GB session's later pages this way takes
    * its bytes through a hash, not its messages through the heap.
    */
@@ -260,17 +260,11 @@ function stringEnd(line: Buffer, from: number): number {
  * `{"thread":"…","patch":…}` (thread first); a line in any other shape is parsed whole.
  */
 function peekLine(line: Buffer): { thread: string; kind: 'message' | 'patch' } {
-  const prefix = '{"thread":"';
-  if (line.toString('latin1', 0, prefix.length) === prefix) {
-    for (let i = prefix.length; i < line.length; i++) {
-      if (line[i] === 0x5c) i++;
-      else if (line[i] === 0x22) {
-        const next = line.toString('latin1', i + 1, i + 10);
-        const kind = next === ',"message' ? 'message' : next.startsWith(',"patch"') ? 'patch' : undefined;
-        if (!kind) break;
-        return { thread: JSON.parse(line.toString('utf8', prefix.length - 1, i + 1)) as string, kind };
-      }
-    }
+  if (threadFirst(line)) {
+    const end = stringEnd(line, THREAD_PREFIX.length);
+    const next = end === -1 ? '' : line.toString('latin1', end + 1, end + 10);
+    const kind = next === ',"message' ? 'message' : next.startsWith(',"patch"') ? 'patch' : undefined;
+    if (kind) return { thread: JSON.parse(line.toString('utf8', THREAD_PREFIX.length - 1, end + 1)) as string, kind };
   }
   const parsed = JSON.parse(line.toString('utf8')) as BodyLine;
   return { thread: parsed.thread, kind: 'message' in parsed ? 'message' : 'patch' };
