@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { isProcessAlive } from '../util/temp-files.ts';
 
 /** The lock file in the data directory while a collect writes to it. */
 export const LOCK_FILE = 'collect.lock';
@@ -127,16 +128,7 @@ async function isStale(file: string, owner: LockOwner | undefined): Promise<bool
   }
   // A lock from another machine (a data dir on a shared disk) cannot be checked: it is waited for.
   if (owner.host !== os.hostname()) return false;
-  return !isAlive(owner.pid);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  return !isProcessAlive(owner.pid);
 }
 
 /**

@@ -11,6 +11,7 @@ import type { ShareSettings } from '../privacy/share-mode.ts';
 import type { SiteBuildOptions, SiteBuildReport } from '../site/build/build.ts';
 import type { SiteSearchOptions } from '../site/search/site-index.ts';
 import { countLabel } from '../util/format.ts';
+import { isProcessAlive } from '../util/temp-files.ts';
 import { formatWarning } from '../util/warnings.ts';
 
 export { siteAndBase } from '../model/site-url.ts';
@@ -72,11 +73,16 @@ export async function buildSite(options: BuildSiteOptions): Promise<SiteBuildRes
 async function buildSiteLocked(options: BuildSiteOptions): Promise<SiteBuildResult> {
   const { prerender } = await import('../transcript/prerender.ts');
   const started = Date.now();
+  const say = options.say ?? ((line: string) => process.stderr.write(line));
+  const { markBuildStarted } = await import('../site/build/unfinished.ts');
+  const mark = await markBuildStarted(options.dataDir, options.outDir);
+  if (mark.swept > 0) {
+    say(`Removed ${countLabel(mark.swept, 'temporary file')} that an unfinished build left in ${options.outDir}\n`);
+  }
   // Read once for the Markdown pass and the site search (the lock keeps the index as it is meanwhile): a heavy
   // history's is tens of MB of JSON. The pages read their own (the renderer groups and, sharing, cleans them).
   const summaries = await new DataDir(options.dataDir).readSummaries();
   const { sanitized, segments, sessions } = await prerender(options.dataDir, undefined, summaries);
-  const say = options.say ?? ((line: string) => process.stderr.write(line));
   if (options.verbose) {
     say(
       `Markdown: ${sessions} new or changed sessions read, ${segments} segments, ${sanitized} newly sanitized ` +
@@ -132,6 +138,7 @@ async function buildSiteLocked(options: BuildSiteOptions): Promise<SiteBuildResu
       );
     }
   }
+  await mark.finish();
   return { ...report, sanitized };
 }
 
@@ -214,7 +221,7 @@ async function withBuildLock(run: () => Promise<void>): Promise<void> {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const holder = Number(await fs.readFile(lock, 'utf8').catch(() => ''));
-      if (!isRunning(holder)) await fs.rm(lock, { force: true });
+      if (!isProcessAlive(holder)) await fs.rm(lock, { force: true });
       else await new Promise((resolve) => setTimeout(resolve, 250));
     }
   }
@@ -222,16 +229,6 @@ async function withBuildLock(run: () => Promise<void>): Promise<void> {
     await run();
   } finally {
     await fs.rm(lock, { force: true });
-  }
-}
-
-function isRunning(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

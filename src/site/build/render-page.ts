@@ -14,6 +14,7 @@ import { pathToFileURL } from 'node:url';
 import { outputPath, type RouteFile, routeFile, urlPathOf } from './routes.ts';
 import { gzipForSite } from '../../util/gzip.ts';
 import { importModule } from '../../util/import-module.ts';
+import { temporaryBeside } from '../../util/temp-files.ts';
 import type { SessionHead } from '../../model/session.ts';
 
 /** The compiled renderer bundle (see renderer-entry.ts). */
@@ -204,7 +205,7 @@ export class PageRenderer {
  */
 export function writeIfChanged(file: string, bytes: Buffer, force = false): boolean {
   if (!force && readIfAny(file)?.equals(bytes)) return false;
-  const temp = tempBeside(file);
+  const temp = temporaryBeside(file);
   inFolder(file, () => writeFileSync(temp, bytes));
   renameSync(temp, file);
   return true;
@@ -239,7 +240,7 @@ export async function writeStreamIfChanged(
   body: ReadableStream<Uint8Array>,
   force = false,
 ): Promise<boolean> {
-  const temp = tempBeside(file);
+  const temp = temporaryBeside(file);
   const existing = force ? undefined : openIfAny(file);
   let same = existing !== undefined;
   let renamed = false;
@@ -273,10 +274,6 @@ export async function writeStreamIfChanged(
     if (existing !== undefined) closeSync(existing);
     if (!renamed) rmSync(temp, { force: true });
   }
-}
-
-function tempBeside(file: string): string {
-  return `${file}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
 }
 
 function openIfAny(file: string): number | undefined {

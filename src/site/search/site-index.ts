@@ -4,6 +4,7 @@ import path from 'node:path';
 import { DataDir } from '../../archive/data-dir.ts';
 import type { SessionSummary } from '../../model/session.ts';
 import { writeFileAtomic } from '../../util/fs.ts';
+import { temporaryBeside } from '../../util/temp-files.ts';
 import type { ShareSettings } from '../../privacy/share-mode.ts';
 import { defaultThreads, workerFile, WorkerPool } from '../../util/worker-pool.ts';
 import { PageTextCache, type PageTextRow } from '../../transcript/page-texts.ts';
@@ -156,7 +157,7 @@ export async function writeSiteSearch(options: SiteSearchOptions): Promise<SiteS
       shardChars(),
     );
     await fs.mkdir(target, { recursive: true });
-    const staging = path.join(options.outDir, `.${SITE_SEARCH_DIR}-${process.pid}.tmp`);
+    const staging = temporaryBeside(path.join(options.outDir, `.${SITE_SEARCH_DIR}`), 'staging');
     await fs.rm(staging, { recursive: true, force: true });
     try {
       // The biggest shards first, so no worker is left with one at the end.
