@@ -4,7 +4,7 @@ import { MAIN_THREAD, type BodyLine, ThreadAssembler } from '../model/body.ts';
 import type { NormalizedMessage } from '../model/message.ts';
 import type { Session, SessionSummary } from '../model/session.ts';
 import { readJsonFile } from '../util/fs.ts';
-import { readJsonl } from '../util/jsonl.ts';
+import { readJsonl, readJsonlSync } from '../util/jsonl.ts';
 import type { BodyHeader, SessionBody } from './body-format.ts';
 import { toolResultStandIn } from './json-prefix.ts';
 import { PagedBody } from './paged-body.ts';
@@ -41,41 +41,66 @@ export async function* bodyMessages(
 /**
  * The same messages, but a tool result stands in as `{ thread, message: undefined }`, known from its first
  * bytes and never parsed: for passes that read only prose (the Markdown to sanitize, the site search's
- * prompts and answers) and count messages, as tool output is most of a body's bytes.
+ * prompts and answers) and count messages, as tool output is most of a body's bytes. Synchronous: these passes
+ * run in worker threads, which have nothing else to do meanwhile. `onHeader` is told the session as the body's
+ * header has it (its subagents listed), before any message.
  */
-export function bodyMessagesButToolResults(
+export function* bodyMessagesButToolResults(
   root: string,
   relative: string,
   onHeader?: (session: Session) => void,
-): AsyncGenerator<{ thread: string; message: NormalizedMessage | undefined }> {
-  return readBodyLines(root, relative, toolResultStandIn, onHeader);
-}
-
-/** `onHeader` is told the session as the body's header has it (its subagents listed), before any message. */
-async function* readBodyLines(
-  root: string,
-  relative: string,
-  standIn?: (bytes: Buffer) => { thread: string } | undefined,
-  onHeader?: (session: Session) => void,
-): AsyncGenerator<{ thread: string; message: NormalizedMessage | undefined }> {
-  const header = await readJsonFile<SessionBody | BodyHeader>(path.join(root, relative));
+): Generator<{ thread: string; message: NormalizedMessage | undefined }> {
+  const header = readHeaderSync(root, relative);
   if (!header) return;
   onHeader?.(header.session);
   if (header.version !== 2) {
-    const { session } = header as SessionBody;
-    for (const message of session.messages) yield { thread: MAIN_THREAD, message };
-    for (const agent of session.subagents)
-      for (const message of agent.messages) yield { thread: agent.agentId, message };
+    yield* bodyV1Messages(header as SessionBody);
     return;
   }
   const file = path.join(root, path.dirname(relative), (header as BodyHeader).messages);
   try {
-    for await (const { value } of readJsonl(file, { onWarning: archiveWarning, standIn })) {
+    for (const { value } of readJsonlSync(file, { onWarning: archiveWarning, standIn: toolResultStandIn })) {
       const line = value as BodyLine | { thread: string; message?: undefined };
       if (!('patch' in line)) yield { thread: line.thread, message: line.message };
     }
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+}
+
+async function* readBodyLines(
+  root: string,
+  relative: string,
+): AsyncGenerator<{ thread: string; message: NormalizedMessage | undefined }> {
+  const header = await readJsonFile<SessionBody | BodyHeader>(path.join(root, relative));
+  if (!header) return;
+  if (header.version !== 2) {
+    yield* bodyV1Messages(header as SessionBody);
+    return;
+  }
+  const file = path.join(root, path.dirname(relative), (header as BodyHeader).messages);
+  try {
+    for await (const { value } of readJsonl(file, { onWarning: archiveWarning })) {
+      const line = value as BodyLine;
+      if (!('patch' in line)) yield { thread: line.thread, message: line.message };
+    }
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+}
+
+/** A body of the first format: the session whole, its subagents after its messages. */
+function* bodyV1Messages({ session }: SessionBody): Generator<{ thread: string; message: NormalizedMessage }> {
+  for (const message of session.messages) yield { thread: MAIN_THREAD, message };
+  for (const agent of session.subagents) for (const message of agent.messages) yield { thread: agent.agentId, message };
+}
+
+/** A body's header (the whole body, of the first format); undefined when it cannot be read. */
+function readHeaderSync(root: string, relative: string): SessionBody | BodyHeader | undefined {
+  try {
+    return JSON.parse(readFileSync(path.join(root, relative), 'utf8')) as SessionBody | BodyHeader;
+  } catch {
+    return undefined;
   }
 }
 
@@ -99,12 +124,8 @@ export function openSessionPages(
   starts: number[],
   cut: (session: Session, page: number) => Session,
 ): SessionPages | undefined {
-  let header: SessionBody | BodyHeader;
-  try {
-    header = JSON.parse(readFileSync(path.join(root, relative), 'utf8'));
-  } catch {
-    return undefined;
-  }
+  const header = readHeaderSync(root, relative);
+  if (!header) return undefined;
   if (header.version === 2 && starts.length > 1) {
     const v2 = header as BodyHeader;
     try {
@@ -119,19 +140,18 @@ export function openSessionPages(
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
   }
-  const body = readBodyFileSync(root, relative);
-  if (!body) return undefined;
+  const body = wholeBody(root, relative, header);
   return { summary: body.summary, page: (n) => cut(body.session, n) };
 }
 
 /** The same, synchronously (for Astro pages). */
 export function readBodyFileSync(root: string, relative: string): SessionBody | undefined {
-  let header: SessionBody | BodyHeader;
-  try {
-    header = JSON.parse(readFileSync(path.join(root, relative), 'utf8'));
-  } catch {
-    return undefined;
-  }
+  const header = readHeaderSync(root, relative);
+  return header && wholeBody(root, relative, header);
+}
+
+/** The body whose header is `header`, its messages read whole. */
+function wholeBody(root: string, relative: string, header: SessionBody | BodyHeader): SessionBody {
   if (header.version !== 2) return header as SessionBody;
   let lines: Buffer;
   try {

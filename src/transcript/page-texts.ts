@@ -99,12 +99,12 @@ export interface SessionTexts {
 }
 
 /** A session's prompts and answers read from the archive (streamed: a session of any size). */
-export async function readSessionTexts(dataDir: string, body: string): Promise<SessionTexts> {
+export function readSessionTexts(dataDir: string, body: string): SessionTexts {
   const collector = new SessionTextCollector();
   const main: PageTextRow[][] = [];
   let subagents: SubagentThread[] = [];
   const listed = (session: Session) => (subagents = session.subagents);
-  for await (const { thread, message } of bodyMessagesButToolResults(dataDir, body, listed)) {
+  for (const { thread, message } of bodyMessagesButToolResults(dataDir, body, listed)) {
     collector.add(thread, message);
     const part = collector.takeMain(TEXT_PART_CHARS);
     if (part) main.push(part);

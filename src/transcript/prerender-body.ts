@@ -40,12 +40,12 @@ export function transferList(message: PrerenderMessage): ArrayBuffer[] {
 const BATCH_CHARS = 4 << 20;
 
 /** Sanitizes the Markdown of one session body that needs it and is not cached, and gathers its search texts. */
-export async function prerenderBody(
+export function prerenderBody(
   dataDir: string,
   cached: (markdown: string) => string | undefined,
   task: PrerenderTask,
   send: (message: PrerenderMessage) => void,
-): Promise<void> {
+): void {
   let batch: [string, string][] = [];
   let batchChars = 0;
   let segments = 0;
@@ -66,7 +66,7 @@ export async function prerenderBody(
   let part = 0;
   let subagents: SubagentThread[] = [];
   const listed = (session: Session) => (subagents = session.subagents);
-  for await (const { thread, message } of bodyMessagesButToolResults(dataDir, task.body, listed)) {
+  for (const { thread, message } of bodyMessagesButToolResults(dataDir, task.body, listed)) {
     texts.add(thread, message);
     const rows = texts.takeMain(TEXT_PART_CHARS);
     if (rows) send({ type: 'texts', body: task.body, part: part++, texts: textPart(rows) });

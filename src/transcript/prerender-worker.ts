@@ -15,8 +15,8 @@ export interface PrerenderWorkerTask extends PrerenderTask {
 const { dataDir } = workerData as { dataDir: string };
 const cache = new RenderCache(dataDir, { readonly: true });
 
-export default async function prerenderTask({ port, ...task }: PrerenderWorkerTask): Promise<void> {
-  await prerenderBody(
+export default function prerenderTask({ port, ...task }: PrerenderWorkerTask): void {
+  prerenderBody(
     dataDir,
     (markdown) => cache.get(markdown),
     task,

@@ -82,7 +82,7 @@ export async function prerender(
     if (tasks.length <= IN_PROCESS_BODIES && tasks.reduce((n, t) => n + t.bytes, 0) <= IN_PROCESS_BYTES) {
       report.threads = 1;
       const { prerenderBody } = await import('./prerender-body.ts');
-      for (const task of queue) await prerenderBody(dataDir, (markdown) => cache.get(markdown), task, onMessage);
+      for (const task of queue) prerenderBody(dataDir, (markdown) => cache.get(markdown), task, onMessage);
       return report;
     }
     const pool = new WorkerPool<PrerenderWorkerTask, void>({

@@ -1,4 +1,14 @@
-import { constants, type Dirent, fstatSync, promises as fs, readdirSync, type Stats, statSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  type Dirent,
+  fstatSync,
+  openSync,
+  promises as fs,
+  readdirSync,
+  type Stats,
+  statSync,
+} from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { WarningSink } from './warnings.ts';
@@ -105,6 +115,23 @@ export async function openRegular(file: string): Promise<FileHandle> {
     throw new NotRegularFileError(file, kindOf(stat));
   }
   return handle;
+}
+
+/** openRegular, synchronously: a file descriptor. */
+export function openRegularSync(file: string): number {
+  const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  let stat: Stats;
+  try {
+    stat = fstatSync(fd);
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+  if (!stat.isFile()) {
+    closeSync(fd);
+    throw new NotRegularFileError(file, kindOf(stat));
+  }
+  return fd;
 }
 
 /** Why a file could not be read, in words for a warning (callers add what they did about it). */

@@ -1,20 +1,32 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readJsonl } from '../../src/util/jsonl.ts';
+import { execFileSync } from 'node:child_process';
+import { type JsonlOptions, type JsonlRecord, readJsonl, readJsonlSync } from '../../src/util/jsonl.ts';
 import type { CollectWarning } from '../../src/util/warnings.ts';
 import { tempDir } from '../helpers/paths.ts';
 
-async function readAll(content: Buffer | string) {
-  const file = path.join(await tempDir('jsonl'), 'f.jsonl');
-  await fs.writeFile(file, content);
-  const warnings: CollectWarning[] = [];
-  const records = [];
-  for await (const r of readJsonl(file, { onWarning: (w) => warnings.push(w) })) records.push(r);
-  return { file, records, warnings };
-}
+/** The streamed reader and the synchronous one: the same records and warnings from the same bytes. */
+const READERS: [string, (file: string, options?: JsonlOptions) => AsyncIterable<JsonlRecord>][] = [
+  ['readJsonl', readJsonl],
+  [
+    'readJsonlSync',
+    async function* (file, options) {
+      yield* readJsonlSync(file, options);
+    },
+  ],
+];
 
-describe('readJsonl', () => {
+describe.each(READERS)('%s', (_name, readJsonl) => {
+  async function readAll(content: Buffer | string) {
+    const file = path.join(await tempDir('jsonl'), 'f.jsonl');
+    await fs.writeFile(file, content);
+    const warnings: CollectWarning[] = [];
+    const records = [];
+    for await (const r of readJsonl(file, { onWarning: (w) => warnings.push(w) })) records.push(r);
+    return { file, records, warnings };
+  }
+
   it('yields each line with its 1-based number and byte range', async () => {
     const { records, warnings } = await readAll('{"a":1}\n\n{"b":2}\n');
     expect(records.map((r) => [r.line, r.value, r.start, r.end])).toEqual([
@@ -85,5 +97,13 @@ describe('readJsonl', () => {
     const open = await fds();
     for await (const _ of readJsonl(file, { chunkSize: 16 })) break;
     expect(await fds()).toBe(open);
+  });
+});
+
+describe('readJsonlSync', () => {
+  it('refuses a FIFO put where a file was expected, without blocking', async () => {
+    const fifo = path.join(await tempDir('jsonl'), 'pipe.jsonl');
+    execFileSync('mkfifo', [fifo]);
+    expect(() => [...readJsonlSync(fifo)]).toThrow(expect.objectContaining({ code: 'ENOTREGULAR' }));
   });
 });

@@ -44,10 +44,8 @@ export interface ReadJob {
 
 export type ReadResult = { key: string; texts: SessionTexts }[];
 
-export async function readTexts(job: ReadJob): Promise<ReadResult> {
-  const result: ReadResult = [];
-  for (const { key, body } of job.sessions) result.push({ key, texts: await readSessionTexts(job.dataDir, body) });
-  return result;
+export function readTexts(job: ReadJob): ReadResult {
+  return job.sessions.map(({ key, body }) => ({ key, texts: readSessionTexts(job.dataDir, body) }));
 }
 
 export interface ShardJob {
@@ -191,7 +189,7 @@ export type SiteSearchTaskResult =
 /** A task of the site search, in a worker (site-shard-worker.ts) or, when it is the only one, on this thread. */
 export async function runSiteSearchTask(task: SiteSearchTask): Promise<SiteSearchTaskResult> {
   try {
-    if (task.type === 'read') return { ok: true, type: 'read', texts: await readTexts(task) };
+    if (task.type === 'read') return { ok: true, type: 'read', texts: readTexts(task) };
     return { ok: true, type: 'shard', ...(await writeShard(task)) };
   } catch (error) {
     return { ok: false, error: (error as Error).message };
