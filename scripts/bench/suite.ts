@@ -166,7 +166,10 @@ async function measureSite(
       if (latency)
         extras.push(
           `Site search in Chromium, typing to results (median of 5 openings), ${settleMs ? `${settleMs / 1000} s after the page opened` : 'as soon as the page opened'}: ${latency
-            .map((t) => `${t.query} ${t.ms.toFixed(0)} ms (${t.results})`)
+            .map(
+              (t) =>
+                `${t.query} ${t.firstMs < t.ms - 1 ? `${t.firstMs.toFixed(0)} ms to the first results, ${t.ms.toFixed(0)} ms to all` : `${t.ms.toFixed(0)} ms`} (${t.results})`,
+            )
             .join(', ')}`,
         );
     }

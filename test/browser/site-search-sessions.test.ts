@@ -44,6 +44,13 @@ function session(id: string, project: string, exchanges: [string, string][]): st
   return `${records.map((r) => JSON.stringify({ ...common, ...r })).join('\n')}\n`;
 }
 
+/** Sessions of another project, each a bundle of the index of its own (over 250,000 characters), every one
+ * found by "kumquat": the search box reads the bundles Pagefind ranks first in three rounds before it has ten. */
+const ORCHARD = Array.from({ length: 14 }, (_, i) => `b${String(i).padStart(7, '0')}-0000-4000-8000-000000000001`);
+const ORCHARD_EXCHANGES = 120;
+const orchardAnswer = (session: number, step: number) =>
+  `Picked row ${step} of orchard ${session}: the kumquat trees ${'bear fruit along the terrace wall, '.repeat(60)}done.`;
+
 let out: string;
 let browser: Browser;
 let server: { url: string; stop: () => Promise<void> };
@@ -63,6 +70,15 @@ beforeAll(async () => {
       path.join(dir, `${id}.jsonl`),
       session(id, 'ops', [[`Ship web release ${i + 1}, then deploy it.`, QUIET_ANSWER]]),
     );
+  const orchard = path.join(home, '.claude', 'projects', '-home-dana-work-orchard');
+  await fs.mkdir(orchard, { recursive: true });
+  for (const [n, id] of ORCHARD.entries()) {
+    const exchanges = Array.from({ length: ORCHARD_EXCHANGES }, (_, i): [string, string] => [
+      `Pick row ${i + 1} of orchard ${n + 1}.`,
+      orchardAnswer(n + 1, i + 1),
+    ]);
+    await fs.writeFile(path.join(orchard, `${id}.jsonl`), session(id, 'orchard', exchanges));
+  }
   const data = path.join(root, 'data');
   out = path.join(root, 'dist');
   const args = ['--home', home, '--data', data, '--assistants', 'claude-code'];
@@ -142,6 +158,36 @@ describe('site search over a chatty session', () => {
       );
       expect(text).not.toMatch(/###|\*\*|`|_staging_|\]\(|\| /);
     }
+    await page.close();
+  });
+
+  it('shows the first sessions it finds while it reads more of the index, then all of them, in the same order', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/`);
+    await page.waitForSelector('.site-search-results', { state: 'attached' });
+    // Every state the list goes through: which query its first results and its complete results are of.
+    await page.evaluate(() => {
+      const list = document.querySelector<HTMLElement>('.site-search-results')!;
+      const states: { first?: string; query?: string; sessions: string[] }[] = [];
+      (window as unknown as { states: typeof states }).states = states;
+      new MutationObserver(() =>
+        states.push({
+          first: list.dataset.first,
+          query: list.dataset.query,
+          sessions: [...list.children].map((li) => (li as HTMLElement).dataset.session!),
+        }),
+      ).observe(list, { childList: true, attributes: true });
+    });
+    const groups = (await search(page, 'kumquat')).map((g) => g.session);
+    expect(groups).toHaveLength(10);
+    for (const session of groups) expect(session).toMatch(/^sessions\/claude-code\/b\d{7}-/);
+    const states = await page.evaluate(
+      () => (window as unknown as { states: { first?: string; query?: string; sessions: string[] }[] }).states,
+    );
+    const early = states.filter((s) => s.first === 'kumquat' && s.query !== 'kumquat' && s.sessions.length > 0);
+    expect(early.length).toBeGreaterThan(0);
+    expect(early[0]!.sessions.length).toBeLessThan(groups.length);
+    for (const state of early) expect(groups.slice(0, state.sessions.length)).toEqual(state.sessions);
     await page.close();
   });
 });

@@ -129,12 +129,32 @@ function setUp(form: HTMLFormElement): void {
     // cannot fill the list.
     const sessions = new Map<string, Hit[]>();
     const typed = words.filter((word) => !hasCjk(word));
+    let shown = 0;
+    const show = (complete: boolean) => {
+      if (!complete && sessions.size === shown) return;
+      shown = sessions.size;
+      list.replaceChildren(
+        ...[...sessions].map(([key, hits]) => sessionItem(key, bestHits(hits), base, timeZone, [...runs, ...typed])),
+      );
+      // What the list shows (for scripts and tests that wait for a query's results): its first results, then all.
+      list.dataset.first = query;
+      if (!complete) {
+        delete list.dataset.query;
+        return;
+      }
+      status.textContent = sessions.size === 0 ? 'No match.' : '';
+      list.dataset.query = query;
+      list.dataset.filters = JSON.stringify(filters);
+    };
     const texts = await textMap;
     for (
       let i = 0, size = FIRST_BATCH;
       i < found.results.length && i < EXAMINED && sessions.size < SESSIONS_SHOWN;
       i += size, size = BATCH
     ) {
+      // The sessions found so far are shown while more bundles are fetched: a query of several words may need
+      // three rounds of them, and the first results are what someone reads first.
+      if (i > 0) show(false);
       // Each bundle's text is fetched at once; a record missing from the map (a shard of an older build) names
       // its text file in its fragment.
       const batch = await Promise.all(
@@ -158,13 +178,7 @@ function setUp(form: HTMLFormElement): void {
         for (const { section, score } of scored) hits.push({ page, section, score });
       }
     }
-    list.replaceChildren(
-      ...[...sessions].map(([key, hits]) => sessionItem(key, bestHits(hits), base, timeZone, [...runs, ...typed])),
-    );
-    status.textContent = sessions.size === 0 ? 'No match.' : '';
-    // What the list shows (for scripts and tests that wait for a query's results).
-    list.dataset.query = query;
-    list.dataset.filters = JSON.stringify(filters);
+    show(true);
     void loadFilters(pagefind);
   };
 
