@@ -33,12 +33,13 @@ interface PagefindApi {
 
 /** Sessions shown at most, bundles looked at to find them (hits are checked against the text), bundles whose
  * texts are fetched first and then at once while the list has room, and hits (messages) shown under one
- * session. A bundle holds pages of dozens of sessions: a common word fills the list from the first two, whose
- * texts are all the first query of a visit waits for (three took the bench's first query 30–40 ms longer: each
- * text is ~50 kB gzipped, ~160 k characters to inflate and parse); a rarer word fetches the next six. */
+ * session. A bundle holds pages of dozens of sessions: a common word fills the list from the first one, whose
+ * text is all the first query of a visit waits for (each is ~60 kB gzipped, ~270 k characters to inflate and
+ * parse, ~25 ms in Chromium: the bench's five queries each found ten sessions in the first bundle, the first
+ * query 30–35 ms sooner than with two); a rarer word fetches the next six, its first results shown meanwhile. */
 const SESSIONS_SHOWN = 10;
 const EXAMINED = 24;
-const FIRST_BATCH = 2;
+const FIRST_BATCH = 1;
 const BATCH = 6;
 const PER_SESSION = 3;
 
