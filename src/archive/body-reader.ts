@@ -1,9 +1,9 @@
-import { promises as fs, readFileSync } from 'node:fs';
+import { closeSync, promises as fs, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { MAIN_THREAD, type BodyLine, ThreadAssembler } from '../model/body.ts';
 import type { NormalizedMessage } from '../model/message.ts';
 import type { Session, SessionSummary } from '../model/session.ts';
-import { readJsonFile } from '../util/fs.ts';
+import { NotRegularFileError, openRegularSync, readJsonFile } from '../util/fs.ts';
 import { readJsonl, readJsonlSync } from '../util/jsonl.ts';
 import type { BodyHeader, SessionBody } from './body-format.ts';
 import { toolResultStandIn } from './json-prefix.ts';
@@ -42,7 +42,8 @@ export async function* bodyMessages(
  * The same messages, but a tool result stands in as `{ thread, message: undefined }`, known from its first
  * bytes and never parsed: for passes that read only prose (the Markdown to sanitize, the site search's
  * prompts and answers) and count messages, as tool output is most of a body's bytes. Synchronous: these passes
- * run in worker threads, which have nothing else to do meanwhile. `onHeader` is told the session as the body's
+ * run in worker threads, which have nothing else to do meanwhile (or, for a few small bodies, on the build's
+ * thread, which would only wait for them). `onHeader` is told the session as the body's
  * header has it (its subagents listed), before any message.
  */
 export function* bodyMessagesButToolResults(
@@ -64,7 +65,8 @@ export function* bodyMessagesButToolResults(
       if (!('patch' in line)) yield { thread: line.thread, message: line.message };
     }
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    if (error instanceof NotRegularFileError) archiveWarning({ file, message: `${error.message}; not read` });
+    else if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
 }
 
@@ -95,12 +97,18 @@ function* bodyV1Messages({ session }: SessionBody): Generator<{ thread: string; 
   for (const agent of session.subagents) for (const message of agent.messages) yield { thread: agent.agentId, message };
 }
 
-/** A body's header (the whole body, of the first format); undefined when it cannot be read. */
+/** A body's header (the whole body, of the first format); undefined when it cannot be read or is not an object.
+ * Only a regular file is read: a FIFO put in its place would block the read forever. */
 function readHeaderSync(root: string, relative: string): SessionBody | BodyHeader | undefined {
+  let fd: number | undefined;
   try {
-    return JSON.parse(readFileSync(path.join(root, relative), 'utf8')) as SessionBody | BodyHeader;
+    fd = openRegularSync(path.join(root, relative));
+    const header: unknown = JSON.parse(readFileSync(fd, 'utf8'));
+    return typeof header === 'object' && header !== null ? (header as SessionBody | BodyHeader) : undefined;
   } catch {
     return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
 
@@ -154,10 +162,14 @@ export function readBodyFileSync(root: string, relative: string): SessionBody | 
 function wholeBody(root: string, relative: string, header: SessionBody | BodyHeader): SessionBody {
   if (header.version !== 2) return header as SessionBody;
   let lines: Buffer;
+  let fd: number | undefined;
   try {
-    lines = readFileSync(path.join(root, path.dirname(relative), (header as BodyHeader).messages));
+    fd = openRegularSync(path.join(root, path.dirname(relative), (header as BodyHeader).messages));
+    lines = readFileSync(fd);
   } catch {
     lines = Buffer.alloc(0);
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
   return assemble(
     header as BodyHeader,

@@ -1,36 +1,50 @@
 import { createHash } from 'node:crypto';
-import { promises as fs } from 'node:fs';
+import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { sweepTemporaryFiles } from '../../util/temp-files.ts';
 
 export interface BuildMark {
   /** Temporary files removed from the site, left there by the last build into it, which did not finish. */
   swept: number;
-  /** The build finished: the next one has nothing to sweep. */
+  /** The build finished: the next one has nothing to sweep (unless this one found some it had to leave). */
   finish(): Promise<void>;
 }
+
+const MARK = '.unfinished';
 
 /**
  * Marks a build into `outDir` as under way, in the data directory. A build killed part way (a worker out of
  * memory, a Ctrl-C during a write, a power cut) can leave a temporary file beside an output or the search's
  * staging folder: no later build makes that name, so none would remove it. So when the last build into `outDir`
- * left its mark, this one first removes the temporary files of processes that are gone. Walking the site costs a
- * heavy history ~1 s, so only then.
+ * left its mark, this one first removes the temporary files of processes that are gone (see
+ * sweepTemporaryFiles). Walking a heavy history's site costs ~1 s, so only then.
  */
 export async function markBuildStarted(dataDir: string, outDir: string): Promise<BuildMark> {
-  const mark = path.join(
-    dataDir,
-    'cache',
-    'site-build',
-    `${createHash('sha256').update(path.resolve(outDir)).digest('hex').slice(0, 16)}.unfinished`,
-  );
-  const left = await fs.stat(mark).then(
-    () => true,
-    () => false,
-  );
-  // The data directory's lock is held: no other build from it is under way, this process's earlier ones ended.
-  const swept = left ? await sweepTemporaryFiles(outDir, true) : 0;
-  await fs.mkdir(path.dirname(mark), { recursive: true });
-  await fs.writeFile(mark, `${process.pid}\n`);
-  return { swept, finish: () => fs.rm(mark, { force: true }) };
+  const folder = path.join(dataDir, 'cache', 'site-build');
+  const out = path.resolve(outDir);
+  const mark = path.join(folder, `${createHash('sha256').update(out).digest('hex').slice(0, 16)}${MARK}`);
+  await forgetGoneSites(folder);
+  const left = existsSync(mark);
+  const { removed, kept } = left ? await sweepTemporaryFiles(out) : { removed: 0, kept: 0 };
+  await fs.mkdir(folder, { recursive: true });
+  await fs.writeFile(mark, `${JSON.stringify({ pid: process.pid, outDir: out })}\n`);
+  return {
+    swept: removed,
+    finish: async () => {
+      if (kept === 0) await fs.rm(mark, { force: true });
+    },
+  };
+}
+
+/** The marks of sites that are gone (a `share` into a temporary folder that was killed): nothing to sweep there. */
+async function forgetGoneSites(folder: string): Promise<void> {
+  const names = await fs.readdir(folder).catch(() => [] as string[]);
+  for (const name of names.filter((n) => n.endsWith(MARK))) {
+    const file = path.join(folder, name);
+    const outDir = await fs
+      .readFile(file, 'utf8')
+      .then((text) => (JSON.parse(text) as { outDir?: unknown }).outDir)
+      .catch(() => undefined);
+    if (typeof outDir !== 'string' || !existsSync(outDir)) await fs.rm(file, { force: true });
+  }
 }

@@ -236,8 +236,9 @@ async function readState(file: string): Promise<SavedState | undefined> {
 async function writeIfChanged(file: string, text: string): Promise<void> {
   const current = await fs.readFile(file, 'utf8').catch(() => undefined);
   if (current === text) return;
-  await fs.writeFile(`${file}.tmp`, text);
-  await fs.rename(`${file}.tmp`, file);
+  const temp = temporaryBeside(file);
+  await fs.writeFile(temp, text);
+  await fs.rename(temp, file);
 }
 
 async function directoryBytes(dir: string): Promise<number> {

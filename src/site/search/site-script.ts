@@ -1,6 +1,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { importModule } from '../../util/import-module.ts';
+import { temporaryBeside } from '../../util/temp-files.ts';
 
 /** The search box's browser script, bundled from `src/site/client/search.ts` (which shares the CJK n-gram rules of
  * `search/cjk.ts` with the index) into `<out>/search.js`. The site build renders pages through Astro's container
@@ -21,6 +22,7 @@ export async function writeSearchScript(outDir: string, packageRoot: string): Pr
   const target = path.join(outDir, 'search.js');
   const current = await fs.readFile(target).catch(() => undefined);
   if (current?.equals(bytes)) return;
-  await fs.writeFile(`${target}.tmp`, bytes);
-  await fs.rename(`${target}.tmp`, target);
+  const temp = temporaryBeside(target);
+  await fs.writeFile(temp, bytes);
+  await fs.rename(temp, target);
 }

@@ -7,8 +7,10 @@ import { runCli } from '../../helpers/cli.ts';
 import { copyFixtureHome, tempDir } from '../../helpers/paths.ts';
 
 let sleeper: ChildProcess | undefined;
+const stopPolls: (() => void)[] = [];
 afterAll(() => {
   sleeper?.kill('SIGKILL');
+  for (const stop of stopPolls) stop();
 });
 
 const marks = async (data: string) =>
@@ -30,11 +32,14 @@ describe('a build after one that was killed', { timeout: 600_000 }, () => {
     const killed = await spawnCli([...args, '--full'], {
       onSpawn: (pid) => {
         killedPid = pid;
+        let sent = false;
         const poll = setInterval(async () => {
-          if ((await marks(data)).length === 0) return;
+          if (sent || (await marks(data)).length === 0) return;
+          sent = true;
           clearInterval(poll);
           process.kill(pid, 'SIGKILL');
         }, 5);
+        stopPolls.push(() => clearInterval(poll));
       },
     });
     expect(killed.signal, killed.stderr).toBe('SIGKILL');
@@ -43,15 +48,23 @@ describe('a build after one that was killed', { timeout: 600_000 }, () => {
     // What a build killed while writing leaves: a file beside an output, the search's staging folder.
     const files = await walkTree(out);
     const markdown = files.find((f) => f.endsWith('.md.gz'))!;
-    const strays = [`${markdown}.tmp-${killedPid}-k1ll3d`, `.pagefind.tmp-${killedPid}-staging`];
+    const temporary = (name: string, pid: number, tag: string) => `${name}.agent-logbook-tmp-${pid}-${tag}`;
+    const strays = [temporary(markdown, killedPid, 'k1ll3d'), temporary('.pagefind', killedPid, 'staging')];
     await fs.writeFile(path.join(out, strays[0]!), '');
     await fs.mkdir(path.join(out, strays[1]!, 'shard-0'), { recursive: true });
     await fs.writeFile(path.join(out, strays[1]!, 'shard-0', 'entry.json'), '{}');
-    // Not ours to remove: a temporary file of a process still running, and a file of the user's.
+    // Not ours to remove: a temporary file of a process still running, and the user's files, even named alike.
     sleeper = spawn('sleep', ['600']);
-    const running = `${markdown}.tmp-${sleeper.pid}-alive`;
+    const running = temporary(markdown, sleeper.pid!, 'alive');
     await fs.writeFile(path.join(out, running), 'being written');
-    await fs.writeFile(path.join(out, 'notes.tmp-draft'), 'mine');
+    const users = ['notes.tmp-draft', `report.tmp-${killedPid}-final`, `old.tmp-${killedPid}-b/kept.txt`];
+    for (const file of users) {
+      await fs.mkdir(path.dirname(path.join(out, file)), { recursive: true });
+      await fs.writeFile(path.join(out, file), 'mine');
+    }
+    // This process's own (the builds below run in it): one just written may still be being written.
+    const own = temporary(markdown, process.pid, 'own');
+    await fs.writeFile(path.join(out, own), 'a write of an earlier build here');
 
     const next = await runCli(args);
     expect(next.code, next.stderr).toBe(0);
@@ -60,17 +73,25 @@ describe('a build after one that was killed', { timeout: 600_000 }, () => {
     expect(Number(removed![1])).toBeGreaterThanOrEqual(strays.length);
     expect(removed![2]).toBe(out);
     const after = await walkTree(out);
-    expect(after.filter((f) => f.includes(`.tmp-${killedPid}-`))).toEqual([]);
-    expect(after).toContain(running);
-    expect(after).toContain('notes.tmp-draft');
-    expect(after).toContain(markdown);
-    expect(await marks(data)).toEqual([]);
+    expect(after.filter((f) => f.includes(`-tmp-${killedPid}-`))).toEqual([]);
+    for (const kept of [running, own, markdown, ...users]) expect(after).toContain(kept);
+    // It left one of this process's: the next build looks again.
+    expect(await marks(data)).toHaveLength(1);
 
-    // Its own mark cleared, the build after it does not walk the site again.
-    await fs.writeFile(path.join(out, strays[0]!), '');
+    // Not written to for ten minutes, it is no longer being written.
+    const past = new Date(Date.now() - 11 * 60_000);
+    await fs.utimes(path.join(out, own), past, past);
     const third = await runCli(args);
     expect(third.code, third.stderr).toBe(0);
-    expect(third.stderr).not.toContain('temporary file');
+    expect(third.stderr).toContain(`Removed 1 temporary file that an unfinished build left in ${out}`);
+    expect(await walkTree(out)).not.toContain(own);
+    expect(await marks(data)).toEqual([]);
+
+    // Its mark cleared, the build after it does not walk the site again.
+    await fs.writeFile(path.join(out, strays[0]!), '');
+    const fourth = await runCli(args);
+    expect(fourth.code, fourth.stderr).toBe(0);
+    expect(fourth.stderr).not.toContain('temporary file');
     expect(await walkTree(out)).toContain(strays[0]);
   });
 });
