@@ -35,8 +35,9 @@ interface PagefindApi {
  * texts are fetched first and then at once while the list has room, and hits (messages) shown under one
  * session. A bundle holds pages of dozens of sessions: a common word fills the list from the first one, whose
  * text is all the first query of a visit waits for (each is ~60 kB gzipped, ~270 k characters to inflate and
- * parse, ~25 ms in Chromium: the bench's five queries each found ten sessions in the first bundle, the first
- * query 30–35 ms sooner than with two); a rarer word fetches the next six, its first results shown meanwhile. */
+ * parse, ~25 ms in Chromium: the first results of a query show 30–35 ms sooner than with two); then as many
+ * as the sessions found per bundle so far say the list still needs, at most six, its first results shown
+ * meanwhile. */
 const SESSIONS_SHOWN = 10;
 const EXAMINED = 24;
 const FIRST_BATCH = 1;
@@ -106,6 +107,7 @@ function setUp(form: HTMLFormElement): void {
       list.replaceChildren();
       status.textContent = '';
       delete list.dataset.query;
+      delete list.dataset.first;
       return;
     }
     status.textContent = 'Searching…';
@@ -151,7 +153,7 @@ function setUp(form: HTMLFormElement): void {
     for (
       let i = 0, size = FIRST_BATCH;
       i < found.results.length && i < EXAMINED && sessions.size < SESSIONS_SHOWN;
-      i += size, size = BATCH
+      i += size, size = nextBatch(i, sessions.size)
     ) {
       // The sessions found so far are shown while more bundles are fetched: a query of several words may need
       // three rounds of them, and the first results are what someone reads first.
@@ -240,6 +242,13 @@ function setUp(form: HTMLFormElement): void {
     input.focus();
     input.select();
   });
+}
+
+/** Bundles to fetch next, `examined` looked at and `found` sessions found in them: as many as the list's room
+ * needs at the rate found so far (one more for a common word whose first bundle filled half of it), at most BATCH. */
+function nextBatch(examined: number, found: number): number {
+  if (found === 0) return BATCH;
+  return Math.min(BATCH, Math.max(1, Math.ceil((examined * (SESSIONS_SHOWN - found)) / found)));
 }
 
 /** For a load or preload whose failure the next query reports (it loads again). */
