@@ -177,8 +177,9 @@ function parseRows(json: Buffer): PageTextRow[] {
   return JSON.parse(json.toString('utf8')) as PageTextRow[];
 }
 
-/** Bump when what a row holds changes: an older cache is emptied and read again (4: rows as UTF-8 bytes). */
-const TEXT_CACHE_VERSION = 4;
+/** Bump when what a row holds changes: an older cache is emptied and read again (4: rows as UTF-8 bytes; 5: the
+ * stamps in a table of their own). */
+const TEXT_CACHE_VERSION = 5;
 const READ_PART = 'SELECT rows FROM texts WHERE key = ? AND part = ?';
 /** The part holding a session's subagents' rows: read before the main thread's (see sessionRecords). */
 const SUBAGENT_PART = -1;
@@ -212,33 +213,44 @@ export class PageTextCache {
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = OFF');
     if (this.db.pragma('user_version', { simple: true }) !== TEXT_CACHE_VERSION) {
-      this.db.exec('DROP TABLE IF EXISTS texts');
+      this.db.exec('DROP TABLE IF EXISTS texts; DROP TABLE IF EXISTS stamps');
       this.db.pragma(`user_version = ${TEXT_CACHE_VERSION}`);
     }
+    // The stamp is not a column of `texts`: setting it there rewrote every row, and a row's bytes are most of
+    // the file, so a first build wrote the file six times over.
     this.db.exec(
-      'CREATE TABLE IF NOT EXISTS texts (key TEXT NOT NULL, part INTEGER NOT NULL, stamp TEXT NOT NULL, ' +
-        'chars INTEGER NOT NULL, first INTEGER, rows BLOB NOT NULL, PRIMARY KEY (key, part))',
+      'CREATE TABLE IF NOT EXISTS texts (key TEXT NOT NULL, part INTEGER NOT NULL, ' +
+        'chars INTEGER NOT NULL, first INTEGER, rows BLOB NOT NULL, PRIMARY KEY (key, part));' +
+        'CREATE TABLE IF NOT EXISTS stamps (key TEXT PRIMARY KEY, stamp TEXT NOT NULL) WITHOUT ROWID',
     );
   }
 
   /** Each cached session's body stamp (empty while it is being written) and the characters of its texts. */
   stamps(): Map<string, { stamp: string; chars: number }> {
     const rows = this.db
-      .prepare('SELECT key, MIN(stamp) AS stamp, SUM(chars) AS chars FROM texts GROUP BY key')
+      .prepare(
+        "SELECT texts.key AS key, COALESCE(stamps.stamp, '') AS stamp, SUM(chars) AS chars " +
+          'FROM texts LEFT JOIN stamps ON stamps.key = texts.key GROUP BY texts.key',
+      )
       .all() as { key: string; stamp: string; chars: number }[];
     return new Map(rows.map((r) => [r.key, { stamp: r.stamp, chars: r.chars }]));
   }
 
   /** A session's texts whole (a session read in one go). */
   put(key: string, stamp: string, texts: SessionTexts): void {
-    texts.main.forEach((rows, part) => this.putPart(key, part, textPart(rows)));
-    this.putSubagents(key, textPart(texts.subagents));
-    this.finish(key, stamp);
+    this.db.transaction(() => {
+      texts.main.forEach((rows, part) => this.putPart(key, part, textPart(rows)));
+      this.putSubagents(key, textPart(texts.subagents));
+      this.finish(key, stamp);
+    })();
   }
 
   /** Part `part` of a session's main-thread rows; part 0 forgets what the cache held of the session. */
   putPart(key: string, part: number, texts: TextPart): void {
-    if (part === 0) this.statement('DELETE FROM texts WHERE key = ?').run(key);
+    if (part === 0) {
+      this.statement('DELETE FROM stamps WHERE key = ?').run(key);
+      this.statement('DELETE FROM texts WHERE key = ?').run(key);
+    }
     this.insert(key, part, texts);
   }
 
@@ -248,14 +260,28 @@ export class PageTextCache {
 
   /** The session's parts are all in: they are its texts for this body stamp. */
   finish(key: string, stamp: string): void {
-    this.statement('UPDATE texts SET stamp = ? WHERE key = ?').run(stamp, key);
+    this.statement('INSERT OR REPLACE INTO stamps (key, stamp) VALUES (?, ?)').run(key, stamp);
+  }
+
+  /** The last part of a session's main-thread rows and its subagents' rows, in one transaction; with `stamp`,
+   * the session is complete (finish). */
+  putLast(key: string, part: number, texts: TextPart, subagents: TextPart, stamp: string | undefined): void {
+    this.db.transaction(() => {
+      this.putPart(key, part, texts);
+      this.putSubagents(key, subagents);
+      if (stamp) this.finish(key, stamp);
+    })();
   }
 
   private insert(key: string, part: number, texts: TextPart): void {
     const json = Buffer.from(texts.json.buffer, texts.json.byteOffset, texts.json.byteLength);
-    this.statement(
-      "INSERT OR REPLACE INTO texts (key, part, stamp, chars, first, rows) VALUES (?, ?, '', ?, ?, ?)",
-    ).run(key, part, texts.chars, texts.first, json);
+    this.statement('INSERT OR REPLACE INTO texts (key, part, chars, first, rows) VALUES (?, ?, ?, ?, ?)').run(
+      key,
+      part,
+      texts.chars,
+      texts.first,
+      json,
+    );
   }
 
   /** A session's subagents' rows (see SessionTextCollector.subagentRows). */
@@ -322,7 +348,16 @@ export class PageTextCache {
   /** Forgets the sessions no longer in the archive. */
   keepOnly(keys: Set<string>): void {
     const remove = this.db.prepare('DELETE FROM texts WHERE key = ?');
-    for (const key of this.stamps().keys()) if (!keys.has(key)) remove.run(key);
+    const removeStamp = this.db.prepare('DELETE FROM stamps WHERE key = ?');
+    this.db.transaction(() => {
+      for (const key of this.stamps().keys()) {
+        if (keys.has(key)) continue;
+        remove.run(key);
+        removeStamp.run(key);
+      }
+      // A stamp whose session has no rows (put with no parts) is never asked for.
+      this.db.exec('DELETE FROM stamps WHERE key NOT IN (SELECT key FROM texts)');
+    })();
   }
 
   close(): void {

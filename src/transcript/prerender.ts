@@ -70,11 +70,7 @@ export async function prerender(
         cache.markRendered(message.body, message.stamp);
         const key = keyOfBody.get(message.body);
         const textStamp = bodyStamp(dataDir, message.body);
-        if (key) {
-          texts.putPart(key, message.part, message.texts);
-          texts.putSubagents(key, message.subagentTexts);
-          if (textStamp) texts.finish(key, textStamp);
-        }
+        if (key) texts.putLast(key, message.part, message.texts, message.subagentTexts, textStamp);
         report.segments += message.segments;
       }
     };

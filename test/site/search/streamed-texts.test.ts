@@ -252,6 +252,48 @@ describe("a session's search texts in parts", () => {
       cache.close();
     }
   });
+  it("keeps a session's stamp apart from its rows, and forgetting a session drops both", async () => {
+    const dataDir = path.join(await tempDir('streamed-texts-stamps'), 'data');
+    const file = path.join(dataDir, 'cache', 'site-search', 'texts.sqlite');
+    mkdirSync(path.dirname(file), { recursive: true });
+    // A cache of version 4 kept the stamp in every row: emptied.
+    const old = new Database(file);
+    old.pragma('user_version = 4');
+    old.exec(
+      'CREATE TABLE texts (key TEXT NOT NULL, part INTEGER NOT NULL, stamp TEXT NOT NULL, ' +
+        'chars INTEGER NOT NULL, first INTEGER, rows BLOB NOT NULL, PRIMARY KEY (key, part))',
+    );
+    old.prepare("INSERT INTO texts VALUES (?, 0, 'stamp-0', 1, 0, ?)").run(session.key, Buffer.from('[]'));
+    old.close();
+    const parts = inParts(main, [12, 18]);
+    const cache = new PageTextCache(dataDir);
+    try {
+      expect(cache.stamps().size).toBe(0);
+      cache.putPart(session.key, 0, textPart(parts[0]!));
+      cache.putPart(session.key, 1, textPart(parts[1]!));
+      const probe = new Database(file, { readonly: true });
+      // Rows hold no stamp, so setting one writes no row again.
+      expect(probe.prepare("SELECT name FROM pragma_table_info('texts')").pluck().all()).not.toContain('stamp');
+      cache.putLast(session.key, 2, textPart(parts[2]!), textPart(subagents), 'stamp-1');
+      expect(cache.stamps().get(session.key)?.stamp).toBe('stamp-1');
+      expect(cache.subagentRows(session.key)).toEqual(subagents);
+      // Read again from part 0: half written until its last part is in.
+      cache.putPart(session.key, 0, textPart(parts[0]!));
+      expect(cache.stamps().get(session.key)?.stamp).toBe('');
+      cache.putLast(session.key, 1, textPart([...parts[1]!, ...parts[2]!]), textPart([]), 'stamp-2');
+      expect(cache.stamps().get(session.key)).toEqual({
+        stamp: 'stamp-2',
+        chars: main.reduce((n, r) => n + r.text.length, 0),
+      });
+      cache.put('claude-code/s2', 'stamp-3', { main: [], subagents: [] });
+      cache.keepOnly(new Set());
+      expect(cache.stamps().size).toBe(0);
+      expect(probe.prepare('SELECT COUNT(*) FROM stamps').pluck().get()).toBe(0);
+      probe.close();
+    } finally {
+      cache.close();
+    }
+  });
   it("a page's months are those of its texts' times in the build's zone, near a month's ends too", () => {
     const times = [
       '2026-02-28T23:30:00.000Z',
