@@ -375,6 +375,19 @@ function exitCodeOf(json: unknown, metadata: Record<string, unknown> | undefined
 }
 
 /** How a result is shown, given the call it answers. */
+function shellStderr(json: unknown): string | undefined {
+  const stderr = json && typeof json === 'object' ? (json as Record<string, unknown>).stderr : undefined;
+  return typeof stderr === 'string' && stderr.trim() ? stderr : undefined;
+}
+
+/** Whether a shell tool's page shows its structured stdout (Claude Code's) rather than the text the model got.
+ * Not when the structured output is empty while the text has something (a command sent to the background,
+ * "Command running in background with ID: …"): the text is what the model saw. */
+export function isStructuredShell(json: unknown, output: string): boolean {
+  const stdout = json && typeof json === 'object' ? (json as Record<string, unknown>).stdout : undefined;
+  return typeof stdout === 'string' && (stdout.trim() !== '' || shellStderr(json) !== undefined || !output.trim());
+}
+
 export function toolOutputView(
   call: ToolCall | undefined,
   output: string,
@@ -390,11 +403,8 @@ export function toolOutputView(
   }
   if (family === 'shell') {
     const o = json && typeof json === 'object' ? (json as Record<string, unknown>) : undefined;
-    const stderr = typeof o?.stderr === 'string' && o.stderr.trim() ? o.stderr : undefined;
-    // Structured output with nothing in it while the text has something (a command sent to the background,
-    // "Command running in background with ID: …"): the text is what the model saw.
-    const structured = typeof o?.stdout === 'string' && (o.stdout.trim() || stderr || !output.trim());
-    const stdout = structured ? (o!.stdout as string) : output;
+    const stderr = shellStderr(json);
+    const stdout = isStructuredShell(json, output) ? (o!.stdout as string) : output;
     let body = stdout;
     // Codex exec_command: a few header lines, then `Output:`.
     const header =

@@ -1,5 +1,11 @@
 import type { MessageSegment, NormalizedMessage, TokenUsage, ToolCall } from '../model/message.ts';
-import { isLookupTool, type ToolInputView, type ToolOutputView, toolOutputView } from './tool-view.ts';
+import {
+  isLookupTool,
+  isStructuredShell,
+  type ToolInputView,
+  type ToolOutputView,
+  toolOutputView,
+} from './tool-view.ts';
 
 /** What a session page shows, in order: built from the normalized messages, source-agnostic. */
 
@@ -163,6 +169,10 @@ function shownOutput(output: string, limit: number): string {
   return output.slice(0, end);
 }
 
+function cutTo(text: string, limit: number): string {
+  return text.length > limit ? shownOutput(text, limit) : text;
+}
+
 /** How much of a tool's output its page shows. */
 function outputPageChars(toolName: unknown): number {
   return isLookupTool(toolName) ? LOOKUP_PAGE_CHARS : RESULT_PAGE_CHARS;
@@ -172,7 +182,17 @@ export function resultView(m: NormalizedMessage, call?: ToolCall): ResultView {
   const output = m.tool_call?.output ?? '';
   const limit = outputPageChars(call?.name ?? m.tool_call?.name);
   const shown = output.length > limit ? shownOutput(output, limit) : output;
-  const cut = output.length - shown.length;
+  const json = m.tool_call?.output_json;
+  let cut = output.length - shown.length;
+  let view = toolOutputView(call, shown, json, m.metadata);
+  // A command's structured stdout and stderr (Claude Code's) are shown in place of the text: each cut the same
+  // way, and counted instead of it.
+  if (view.kind === 'shell' && isStructuredShell(json, shown)) {
+    const stdout = cutTo(view.stdout, limit);
+    const stderr = view.stderr && cutTo(view.stderr, limit);
+    cut = view.stdout.length - stdout.length + (view.stderr?.length ?? 0) - (stderr?.length ?? 0);
+    view = { ...view, stdout, stderr };
+  }
   return {
     id: m.id,
     status: m.tool_call?.status ?? 'completed',
@@ -180,6 +200,6 @@ export function resultView(m: NormalizedMessage, call?: ToolCall): ResultView {
     output: shown,
     truncated: cut,
     images: m.segments.filter((s) => s.type === 'image'),
-    view: toolOutputView(call, shown, m.tool_call?.output_json, m.metadata),
+    view,
   };
 }

@@ -74,3 +74,30 @@ describe("a tool's output on the page", () => {
     });
   });
 });
+
+describe("a command's structured output on the page", () => {
+  const withJson = (output: string, json: unknown) => {
+    const m = result(output);
+    m.tool_call!.output_json = json;
+    return m;
+  };
+  const bash: ToolCall = { call_id: 'c1', name: 'Bash', status: 'completed' };
+
+  it('is cut to the same limit as the text, stdout and stderr each, and the note counts what they leave out', () => {
+    const line = `${'o'.repeat(49)}\n`;
+    const stdout = line.repeat(200);
+    const stderr = `${'e'.repeat(30)}\n`.repeat(100);
+    const view = resultView(withJson('text the model got', { stdout, stderr, interrupted: false }), bash);
+    expect(view.view).toMatchObject({ kind: 'shell', stdout: line.repeat(RESULT_PAGE_CHARS / line.length) });
+    const shownErr = (view.view as { stderr: string }).stderr;
+    expect(shownErr.length).toBeLessThanOrEqual(RESULT_PAGE_CHARS);
+    expect(stderr.startsWith(shownErr)).toBe(true);
+    expect(view.truncated).toBe(stdout.length - RESULT_PAGE_CHARS + stderr.length - shownErr.length);
+  });
+
+  it('shown whole when short, with nothing counted for a longer text it replaces', () => {
+    const view = resultView(withJson('t'.repeat(5000), { stdout: 'ok\n', stderr: '', interrupted: false }), bash);
+    expect(view.view).toMatchObject({ kind: 'shell', stdout: 'ok\n' });
+    expect(view.truncated).toBe(0);
+  });
+});
