@@ -152,6 +152,12 @@ export function firstLine(text: string, max = 160): string {
     if (end === -1) break;
     start = end + 1;
   }
+  // Only as much of a long line as can be shown: collapsing spaces in a prefix gives a prefix of the whole
+  // collapsed, so a prefix that collapses to more than `max` characters says all there is to say.
+  for (let prefix = 2 * max; prefix < line.length; prefix *= 4) {
+    const shown = line.slice(0, prefix).replace(/\s+/g, ' ').trimStart();
+    if (shown.trimEnd().length > max) return `${shown.slice(0, max - 1)}…`;
+  }
   line = line.replace(/\s+/g, ' ').trim();
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }

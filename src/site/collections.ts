@@ -5,7 +5,7 @@ import { previousWeek, weekDays, weekOf, type WeekStart } from '../stats/calenda
 import { buildDayIndexes, buildProjectIndexes, type DayIndex, type ProjectIndex } from '../stats/indexes.ts';
 import { repositoryStamp } from '../insights/git.ts';
 import { insightLines, sessionsOfDays } from '../insights/report-lines.ts';
-import { type PeriodReport, weekReport, weeksWithActivity } from '../report/reports.ts';
+import { type DayReport, dayReport, type PeriodReport, weekReport, weeksWithActivity } from '../report/reports.ts';
 import { dataDir, hasHistoryPrompts, hasSummaries, indexStamp, siteOptions } from './data.ts';
 
 /** The site-wide indexes, computed once per build from the content collections. */
@@ -65,6 +65,23 @@ export async function siteWeekReport(week: string): Promise<PeriodReport> {
   const key = JSON.stringify([week, repositories]);
   let report = reports.get(key);
   if (!report) reports.set(key, (report = weekReport(indexes.days, week, indexes.timeZone, indexes.weekStart)));
+  return report;
+}
+
+/** Each day's report, for the day's page and its Markdown, which the build renders one after the other (see
+ * indexBatches in build/build.ts): only the last few are kept, as a history has hundreds of days. */
+const dayReports = new WeakMap<SiteIndexes, Map<string, DayReport>>();
+const DAY_REPORTS_KEPT = 4;
+export async function siteDayReport(day: string): Promise<DayReport> {
+  const indexes = await siteIndexes();
+  let reports = dayReports.get(indexes);
+  if (!reports) dayReports.set(indexes, (reports = new Map()));
+  let report = reports.get(day);
+  if (!report) {
+    report = dayReport(indexes.days, day, indexes.timeZone);
+    reports.set(day, report);
+    if (reports.size > DAY_REPORTS_KEPT) reports.delete(reports.keys().next().value!);
+  }
   return report;
 }
 

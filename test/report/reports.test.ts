@@ -1,6 +1,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
+import { firstLine } from '../../src/report/reports.ts';
 import { runCli } from '../helpers/cli.ts';
 
 // The site and data built from fixtures/home by test/global-setup.ts, with --tz Asia/Tokyo.
@@ -120,5 +121,18 @@ describe('week report', () => {
     expect((await report('--week', '2026-10')).code).toBe(2);
     expect((await report('--day', '2026-03-03', '--week', '2026-W10')).code).toBe(2);
     expect((await report()).code).toBe(2);
+  });
+});
+
+describe("a prompt's first line in a report", () => {
+  it('collapses spaces and cuts at the limit, from a long paste as from a short line', () => {
+    const words = Array.from({ length: 5000 }, (_, i) => `w${i}${' '.repeat(i % 7)}\t`).join('');
+    const collapsed = words.replace(/\s+/g, ' ').trim();
+    expect(firstLine(`\n  \n${words}\nsecond`)).toBe(`${collapsed.slice(0, 159)}…`);
+    // Spaces that run past where a shorter look would stop, then nothing: shown whole, not cut.
+    const padded = `${'x'.repeat(160)}${' '.repeat(1000)}`;
+    expect(firstLine(padded)).toBe('x'.repeat(160));
+    expect(firstLine(`${padded}y`)).toBe(`${'x'.repeat(159)}…`);
+    expect(firstLine('  short   prompt  ')).toBe('short prompt');
   });
 });

@@ -194,7 +194,7 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
   const styleHrefs = renderer.styles.map((style) => `${base.replace(/\/$/, '')}/${style}`);
 
   const stale: RouteToRender[][] = [];
-  let indexBatch: RouteToRender[] = [];
+  const indexRoutes: RouteToRender[] = [];
   const sessionTasks = new Map<string, RouteToRender[]>();
   const bodyStamps = new Map<string, string>();
   // The objects routes' props hold (a session's summary, a day's index) are the same objects in many routes
@@ -269,13 +269,12 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
       list.push(route);
       sessionTasks.set(id, list);
     } else {
-      indexBatch.push(route);
-      if (indexBatch.length === INDEX_BATCH) (stale.push(indexBatch), (indexBatch = []));
+      indexRoutes.push(route);
     }
   }
   // The pages read to compare their digests are not needed any more (a page rendered here opens its session again).
   bundle.closeSessionPages();
-  if (indexBatch.length > 0) stale.push(indexBatch);
+  stale.push(...indexBatches(indexRoutes));
   // The index pages first, then the longest sessions first, so no worker is left with one at the end. (The
   // longest session before the index pages, on a worker of its own, took 10-20 % longer in a first build.) A
   // session's pages before its Markdown, which then finds them read (see loadSessionPage).
@@ -496,4 +495,21 @@ async function removeEmptyParents(root: string, dir: string): Promise<void> {
       return; // not empty (or gone)
     }
   }
+}
+
+/** A day's or a week's page and its Markdown are made from one report: in one batch, one after the other, the
+ * worker makes it once (see siteDayReport). */
+function indexBatches(routes: RouteToRender[]): RouteToRender[][] {
+  const reportOf = (route: RouteToRender) => route.output.replace(/(?:\/index\.html|\.md)$/, '');
+  const sorted = routes
+    .map((route, order) => ({ route, order, report: reportOf(route) }))
+    .sort((a, b) => (a.report < b.report ? -1 : a.report > b.report ? 1 : a.order - b.order));
+  const batches: RouteToRender[][] = [];
+  let batch: RouteToRender[] = [];
+  sorted.forEach(({ route, report }, i) => {
+    batch.push(route);
+    if (batch.length >= INDEX_BATCH && sorted[i + 1]?.report !== report) (batches.push(batch), (batch = []));
+  });
+  if (batch.length > 0) batches.push(batch);
+  return batches;
 }

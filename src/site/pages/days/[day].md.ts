@@ -1,7 +1,6 @@
 import type { APIRoute, GetStaticPaths } from 'astro';
 import { dayMarkdown } from '../../../report/markdown.ts';
-import { dayReport } from '../../../report/reports.ts';
-import { dayRoutes, type DayRouteProps, siteIndexes } from '../../collections.ts';
+import { dayRoutes, type DayRouteProps, siteDayReport } from '../../collections.ts';
 import { siteOptions } from '../../data.ts';
 import { markdownLinkBase } from '../../format.ts';
 
@@ -10,8 +9,7 @@ export const getStaticPaths: GetStaticPaths = dayRoutes;
 
 export const GET: APIRoute = async ({ props }) => {
   const { day } = props as DayRouteProps;
-  const { days, timeZone } = await siteIndexes();
-  const report = dayReport(days, day.day, timeZone);
+  const report = await siteDayReport(day.day);
   return new Response(dayMarkdown(report, { linkBase: markdownLinkBase(siteOptions().siteUrl) }), {
     headers: { 'Content-Type': 'text/markdown; charset=utf-8' },
   });
