@@ -154,7 +154,7 @@ export function firstLine(text: string, max = 160): string {
   }
   // Only as much of a long line as can be shown: collapsing spaces in a prefix gives a prefix of the whole
   // collapsed, so a prefix that collapses to more than `max` characters says all there is to say.
-  for (let prefix = 2 * max; prefix < line.length; prefix *= 4) {
+  for (let prefix = 2 * max; max >= 1 && prefix < line.length; prefix *= 4) {
     const shown = line.slice(0, prefix).replace(/\s+/g, ' ').trimStart();
     if (shown.trimEnd().length > max) return `${shown.slice(0, max - 1)}…`;
   }

@@ -60,29 +60,33 @@ export async function siteWeekReport(week: string): Promise<PeriodReport> {
   const indexes = await siteIndexes();
   let reports = weekReports.get(indexes);
   if (!reports) weekReports.set(indexes, (reports = new Map()));
-  const sessions = sessionsOfDays(indexes.days, weekDays(week, indexes.weekStart));
-  const repositories = [...new Set(sessions.map((s) => s.cwd))].map(repositoryStamp).sort();
-  const key = JSON.stringify([week, repositories]);
+  const key = JSON.stringify([week, repositoriesOf(sessionsOfDays(indexes.days, weekDays(week, indexes.weekStart)))]);
   let report = reports.get(key);
   if (!report) reports.set(key, (report = weekReport(indexes.days, week, indexes.timeZone, indexes.weekStart)));
   return report;
 }
 
 /** Each day's report, for the day's page and its Markdown, which the build renders one after the other (see
- * indexBatches in build/build.ts): only the last few are kept, as a history has hundreds of days. */
+ * indexBatches in build/build.ts): only the last few are kept, as a history has hundreds of days. Keyed by its
+ * repositories' state too, as a week's report is: its insights count the commits. */
 const dayReports = new WeakMap<SiteIndexes, Map<string, DayReport>>();
 const DAY_REPORTS_KEPT = 4;
 export async function siteDayReport(day: string): Promise<DayReport> {
   const indexes = await siteIndexes();
   let reports = dayReports.get(indexes);
   if (!reports) dayReports.set(indexes, (reports = new Map()));
-  let report = reports.get(day);
+  const key = JSON.stringify([day, repositoriesOf(sessionsOfDays(indexes.days, [day]))]);
+  let report = reports.get(key);
   if (!report) {
     report = dayReport(indexes.days, day, indexes.timeZone);
-    reports.set(day, report);
+    reports.set(key, report);
     if (reports.size > DAY_REPORTS_KEPT) reports.delete(reports.keys().next().value!);
   }
   return report;
+}
+
+function repositoriesOf(sessions: readonly SessionSummary[]): string[] {
+  return [...new Set(sessions.map((s) => s.cwd))].map(repositoryStamp).sort();
 }
 
 /** What a day's page and its Markdown are made from. */

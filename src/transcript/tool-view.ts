@@ -374,7 +374,7 @@ function exitCodeOf(json: unknown, metadata: Record<string, unknown> | undefined
   return match ? Number(match[1]) : undefined;
 }
 
-/** How a result is shown, given the call it answers. */
+/** A shell tool's structured stderr, when it holds anything. */
 function shellStderr(json: unknown): string | undefined {
   const stderr = json && typeof json === 'object' ? (json as Record<string, unknown>).stderr : undefined;
   return typeof stderr === 'string' && stderr.trim() ? stderr : undefined;
@@ -388,6 +388,7 @@ export function isStructuredShell(json: unknown, output: string): boolean {
   return typeof stdout === 'string' && (stdout.trim() !== '' || shellStderr(json) !== undefined || !output.trim());
 }
 
+/** How a result is shown, given the call it answers. */
 export function toolOutputView(
   call: ToolCall | undefined,
   output: string,

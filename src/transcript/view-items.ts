@@ -94,7 +94,7 @@ export interface ThreadView {
 export const OUTPUT_PREVIEW_CHARS = 20_000;
 /**
  * A tool's output shown on the page up to this many characters (12–15 lines, where the session's Markdown cuts
- * it too). Outputs are most of a history's bytes (file contents read, search hits, fetched pages, logs) and
+ * it too); a command's stdout and its stderr each. Outputs are most of a history's bytes (file contents read, search hits, fetched pages, logs) and
  * rarely read past their first lines; the calls' inputs, the prompts and the answers are shown whole. The archive
  * keeps every output, and `export` and the MCP server's session tool (`max_output_chars`) give it whole. At 1,500
  * (20–25 lines) the outputs were 28 % of the session pages' bytes at bench scale 1, and the site 42 % of the
@@ -185,12 +185,14 @@ export function resultView(m: NormalizedMessage, call?: ToolCall): ResultView {
   const json = m.tool_call?.output_json;
   let cut = output.length - shown.length;
   let view = toolOutputView(call, shown, json, m.metadata);
-  // A command's structured stdout and stderr (Claude Code's) are shown in place of the text: each cut the same
-  // way, and counted instead of it.
-  if (view.kind === 'shell' && isStructuredShell(json, shown)) {
-    const stdout = cutTo(view.stdout, limit);
+  // A command's structured stdout (Claude Code's) is shown in place of the text, and its stderr beside either:
+  // each is cut the same way, and counted (the structured stdout instead of the text).
+  if (view.kind === 'shell') {
+    const structured = isStructuredShell(json, shown);
+    const stdout = structured ? cutTo(view.stdout, limit) : view.stdout;
     const stderr = view.stderr && cutTo(view.stderr, limit);
-    cut = view.stdout.length - stdout.length + (view.stderr?.length ?? 0) - (stderr?.length ?? 0);
+    if (structured) cut = view.stdout.length - stdout.length;
+    cut += (view.stderr?.length ?? 0) - (stderr?.length ?? 0);
     view = { ...view, stdout, stderr };
   }
   return {

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { commitsByDay, commitsDuring, commitsOnDays, gitOutcomes, repoRoot } from '../../src/insights/git.ts';
 import type { SessionSummary } from '../../src/model/session.ts';
+import { buildSite } from '../../src/cli/build-site.ts';
 import { runCli } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/paths.ts';
 
@@ -152,6 +153,26 @@ describe('git outcomes', () => {
     const third = await runCli(args);
     expect(third.code, third.stderr).toBe(0);
     expect(third.stderr).toContain('0 files written');
+  });
+
+  it('a commit made between two builds of one process (serve --watch) reaches the day and week Markdown', async () => {
+    const repo = await makeRepo();
+    const home = await sessionHome(repo);
+    const root = await tempDir('git-site-process');
+    const dataDir = path.join(root, 'data');
+    const outDir = path.join(root, 'dist');
+    const collected = await runCli(['collect', '--home', home, '--data', dataDir]);
+    expect(collected.code, collected.stderr).toBe(0);
+    // Built twice in this process, the renderer's module state kept between the builds, as `serve --watch` keeps it.
+    const build = () => buildSite({ dataDir, outDir, timeZone: 'UTC', onWarning: () => {} });
+    const read = (file: string) => fs.readFile(path.join(outDir, file), 'utf8');
+    await build();
+    expect(await read('days/2026-03-02.md')).toMatch(/^- Commits: 3 \(webapp 3\)$/m);
+    await commit(repo, 'late.txt', '2026-03-02T18:00:00Z');
+    await build();
+    expect(await read('days/2026-03-02.md')).toMatch(/^- Commits: 4 \(webapp 4\)$/m);
+    expect(await read('days/2026-03-02/index.html')).toContain('change late.txt');
+    expect(await read('weeks/2026-W10.md')).toMatch(/^- Commits: 4 \(webapp 4\)$/m);
   });
 
   it("starts none of the programs the repository's config names (log.showSignature runs gpg.program)", async () => {

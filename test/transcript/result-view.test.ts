@@ -95,6 +95,18 @@ describe("a command's structured output on the page", () => {
     expect(view.truncated).toBe(stdout.length - RESULT_PAGE_CHARS + stderr.length - shownErr.length);
   });
 
+  it('a stderr beside the text (no structured stdout) is cut too, and counted with the text', () => {
+    const text = 't'.repeat(RESULT_PAGE_CHARS * 2);
+    const stderr = 'e'.repeat(RESULT_PAGE_CHARS * 3);
+    const view = resultView(withJson(text, { stderr }), bash);
+    expect(view.view).toMatchObject({
+      kind: 'shell',
+      stdout: 't'.repeat(RESULT_PAGE_CHARS),
+      stderr: 'e'.repeat(RESULT_PAGE_CHARS),
+    });
+    expect(view.truncated).toBe(text.length - RESULT_PAGE_CHARS + stderr.length - RESULT_PAGE_CHARS);
+  });
+
   it('shown whole when short, with nothing counted for a longer text it replaces', () => {
     const view = resultView(withJson('t'.repeat(5000), { stdout: 'ok\n', stderr: '', interrupted: false }), bash);
     expect(view.view).toMatchObject({ kind: 'shell', stdout: 'ok\n' });
