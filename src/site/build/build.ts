@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { promises as fs, statSync } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { SessionSummary } from '../../model/session.ts';
 import { siteAndBase } from '../../model/site-url.ts';
@@ -16,6 +16,7 @@ import {
 } from './render-page.ts';
 import type { RenderTask, RenderTaskResult, RenderWorkerData } from './render-worker.ts';
 import { bodyStamp, indexStamp } from '../../archive/stamps.ts';
+import { allIntact, intact, type Manifest, type OutputRecord, readManifest, writeManifest } from './manifest.ts';
 import { commitsDuring, commitsOfSessions, type Commit, gitOutcomes, repositoryStamp } from '../../insights/git.ts';
 
 const WORKER = workerFile(import.meta.url, 'site-render-worker', './render-worker.js');
@@ -97,31 +98,6 @@ export interface SiteBuildReport {
   /** Later session pages whose body's stamps alone changed, read to compare what they show with the last
    * build's, and how many of them were the same (not rendered). */
   compared: { read: number; same: number };
-}
-
-interface OutputRecord {
-  key: string;
-  /** A later session page's key made with what it read of the session's body in place of the body's stamps:
-   * when only the body's stamps changed (the session grew past the page), this is still the same, and the page
-   * is not made again. */
-  inputs?: string;
-  /** That key's part other than the body's stamps (the renderer, the options, the page's props and commits):
-   * only when it is the same is the digest worth taking again. */
-  base?: string;
-  size: number;
-  mtimeMs: number;
-}
-
-interface Manifest {
-  version: 1;
-  outDir: string;
-  /** The options, the archive's index and the state of the sessions' git repositories. */
-  siteKey: string;
-  /** The folders the sessions ran in, whose repositories' states are in `siteKey`. */
-  cwds?: string[];
-  /** Files that could not be rendered: made again by the next build (which warns again). */
-  failed?: string[];
-  outputs: Record<string, OutputRecord>;
 }
 
 /**
@@ -459,32 +435,6 @@ function hash(...parts: string[]): string {
   const h = createHash('sha256');
   for (const part of parts) h.update(part).update('\0');
   return h.digest('hex');
-}
-
-async function intact(outDir: string, output: string, record: OutputRecord): Promise<boolean> {
-  const stat = statSync(path.join(outDir, output), { throwIfNoEntry: false });
-  return stat !== undefined && stat.size === record.size && stat.mtimeMs === record.mtimeMs;
-}
-
-async function allIntact(outDir: string, outputs: Record<string, OutputRecord>): Promise<boolean> {
-  for (const [output, record] of Object.entries(outputs)) if (!(await intact(outDir, output, record))) return false;
-  return true;
-}
-
-async function readManifest(file: string, outDir: string): Promise<Manifest | undefined> {
-  try {
-    const manifest = JSON.parse(await fs.readFile(file, 'utf8')) as Manifest;
-    return manifest.version === 1 && manifest.outDir === outDir ? manifest : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-async function writeManifest(file: string, manifest: Manifest): Promise<void> {
-  await fs.mkdir(path.dirname(file), { recursive: true });
-  const temp = `${file}.tmp-${process.pid}`;
-  await fs.writeFile(temp, JSON.stringify(manifest));
-  await fs.rename(temp, file);
 }
 
 async function removeEmptyParents(root: string, dir: string): Promise<void> {

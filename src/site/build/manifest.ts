@@ -1,0 +1,56 @@
+import { promises as fs, statSync } from 'node:fs';
+import path from 'node:path';
+
+// The site build's record of what it wrote (`<data>/cache/site-build/<hash>.json`): each output's key and the
+// size and mtime it left, so the next build renders only what changed and notices a file changed by hand.
+
+export interface OutputRecord {
+  key: string;
+  /** A later session page's key made with what it read of the session's body in place of the body's stamps:
+   * when only the body's stamps changed (the session grew past the page), this is still the same, and the page
+   * is not made again. */
+  inputs?: string;
+  /** That key's part other than the body's stamps (the renderer, the options, the page's props and commits):
+   * only when it is the same is the digest worth taking again. */
+  base?: string;
+  size: number;
+  mtimeMs: number;
+}
+
+export interface Manifest {
+  version: 1;
+  outDir: string;
+  /** The options, the archive's index and the state of the sessions' git repositories. */
+  siteKey: string;
+  /** The folders the sessions ran in, whose repositories' states are in `siteKey`. */
+  cwds?: string[];
+  /** Files that could not be rendered: made again by the next build (which warns again). */
+  failed?: string[];
+  outputs: Record<string, OutputRecord>;
+}
+
+export async function intact(outDir: string, output: string, record: OutputRecord): Promise<boolean> {
+  const stat = statSync(path.join(outDir, output), { throwIfNoEntry: false });
+  return stat !== undefined && stat.size === record.size && stat.mtimeMs === record.mtimeMs;
+}
+
+export async function allIntact(outDir: string, outputs: Record<string, OutputRecord>): Promise<boolean> {
+  for (const [output, record] of Object.entries(outputs)) if (!(await intact(outDir, output, record))) return false;
+  return true;
+}
+
+export async function readManifest(file: string, outDir: string): Promise<Manifest | undefined> {
+  try {
+    const manifest = JSON.parse(await fs.readFile(file, 'utf8')) as Manifest;
+    return manifest.version === 1 && manifest.outDir === outDir ? manifest : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export async function writeManifest(file: string, manifest: Manifest): Promise<void> {
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  const temp = `${file}.tmp-${process.pid}`;
+  await fs.writeFile(temp, JSON.stringify(manifest));
+  await fs.rename(temp, file);
+}
