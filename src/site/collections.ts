@@ -53,40 +53,44 @@ export function siteIndexes(): Promise<SiteIndexes> {
   return value;
 }
 
-/** Each week's report, made once per build for the week's page and its Markdown. Its commits are read from
- * the sessions' repositories: it is made again when one of them changed (the archive's index may not have). */
+/** Each week's and each day's report, made once for the page and its Markdown, which the build renders one after
+ * the other (see indexBatches in build/build.ts): only the last few are kept, as a history has hundreds of days.
+ * Keyed by the state of the sessions' repositories too: the insights count the commits, read from the repositories,
+ * and a process that builds again (`serve --watch`) keeps its indexes while the archive is unchanged. */
 const weekReports = new WeakMap<SiteIndexes, Map<string, PeriodReport>>();
+const dayReports = new WeakMap<SiteIndexes, Map<string, DayReport>>();
+const REPORTS_KEPT = 4;
+
 export async function siteWeekReport(week: string): Promise<PeriodReport> {
   const indexes = await siteIndexes();
-  let reports = weekReports.get(indexes);
-  if (!reports) weekReports.set(indexes, (reports = new Map()));
-  const key = JSON.stringify([week, repositoriesOf(sessionsOfDays(indexes.days, weekDays(week, indexes.weekStart)))]);
-  let report = reports.get(key);
-  if (!report) reports.set(key, (report = weekReport(indexes.days, week, indexes.timeZone, indexes.weekStart)));
-  return report;
+  const days = weekDays(week, indexes.weekStart);
+  return keptReport(weekReports, indexes, week, days, () =>
+    weekReport(indexes.days, week, indexes.timeZone, indexes.weekStart),
+  );
 }
 
-/** Each day's report, for the day's page and its Markdown, which the build renders one after the other (see
- * indexBatches in build/build.ts): only the last few are kept, as a history has hundreds of days. Keyed by its
- * repositories' state too, as a week's report is: its insights count the commits. */
-const dayReports = new WeakMap<SiteIndexes, Map<string, DayReport>>();
-const DAY_REPORTS_KEPT = 4;
 export async function siteDayReport(day: string): Promise<DayReport> {
   const indexes = await siteIndexes();
-  let reports = dayReports.get(indexes);
-  if (!reports) dayReports.set(indexes, (reports = new Map()));
-  const key = JSON.stringify([day, repositoriesOf(sessionsOfDays(indexes.days, [day]))]);
-  let report = reports.get(key);
-  if (!report) {
-    report = dayReport(indexes.days, day, indexes.timeZone);
-    reports.set(key, report);
-    if (reports.size > DAY_REPORTS_KEPT) reports.delete(reports.keys().next().value!);
-  }
-  return report;
+  return keptReport(dayReports, indexes, day, [day], () => dayReport(indexes.days, day, indexes.timeZone));
 }
 
-function repositoriesOf(sessions: readonly SessionSummary[]): string[] {
-  return [...new Set(sessions.map((s) => s.cwd))].map(repositoryStamp).sort();
+function keptReport<T>(
+  kept: WeakMap<SiteIndexes, Map<string, T>>,
+  indexes: SiteIndexes,
+  period: string,
+  days: readonly string[],
+  make: () => T,
+): T {
+  let reports = kept.get(indexes);
+  if (!reports) kept.set(indexes, (reports = new Map()));
+  const cwds = new Set(sessionsOfDays(indexes.days, days).map((s) => s.cwd));
+  const key = JSON.stringify([period, [...cwds].map(repositoryStamp).sort()]);
+  let report = reports.get(key);
+  if (report === undefined) {
+    reports.set(key, (report = make()));
+    if (reports.size > REPORTS_KEPT) reports.delete(reports.keys().next().value!);
+  }
+  return report;
 }
 
 /** What a day's page and its Markdown are made from. */

@@ -94,9 +94,10 @@ export interface ThreadView {
 export const OUTPUT_PREVIEW_CHARS = 20_000;
 /**
  * A tool's output shown on the page up to this many characters (12–15 lines, where the session's Markdown cuts
- * it too); a command's stdout and its stderr each. Outputs are most of a history's bytes (file contents read, search hits, fetched pages, logs) and
- * rarely read past their first lines; the calls' inputs, the prompts and the answers are shown whole. The archive
- * keeps every output, and `export` and the MCP server's session tool (`max_output_chars`) give it whole. At 1,500
+ * it too); a command's stdout and its stderr each. Outputs are most of a history's bytes (file contents read,
+ * search hits, fetched pages, logs) and rarely read past their first lines; the calls' inputs, the prompts and
+ * the answers are shown whole. The archive keeps every output, and `export` and the MCP server's session tool
+ * (`max_output_chars`) give it whole. At 1,500
  * (20–25 lines) the outputs were 28 % of the session pages' bytes at bench scale 1, and the site 42 % of the
  * history (a static host's limit is 1 GB: issue 29's aim is 40 %); this cut took 6 % off the session pages.
  */
@@ -181,7 +182,7 @@ function outputPageChars(toolName: unknown): number {
 export function resultView(m: NormalizedMessage, call?: ToolCall): ResultView {
   const output = m.tool_call?.output ?? '';
   const limit = outputPageChars(call?.name ?? m.tool_call?.name);
-  const shown = output.length > limit ? shownOutput(output, limit) : output;
+  const shown = cutTo(output, limit);
   const json = m.tool_call?.output_json;
   let cut = output.length - shown.length;
   let view = toolOutputView(call, shown, json, m.metadata);
