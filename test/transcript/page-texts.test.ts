@@ -30,7 +30,7 @@ describe('the site index texts, read from the archive', () => {
       );
       for (const summary of summaries) {
         const own = { ts: summary.startedAt, kind: 'session', index: null, text: sessionAbout(summary) };
-        const { main, subagents } = readSessionTexts(dataDir, summary.body);
+        const { main, subagents } = readSessionTexts(dataDir, summary);
         const rows = [own, ...main.flat(), ...subagents].map((r) => ({
           ...r,
           ts: r.ts || summary.startedAt,

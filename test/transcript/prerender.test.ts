@@ -1,13 +1,10 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { MessageChannel } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { collect } from '../../src/collect/collect.ts';
 import { DataDir } from '../../src/archive/data-dir.ts';
 import { isSelfSanitized, renderUnsanitized, sanitizeHtml } from '../../src/transcript/markdown.ts';
 import { prerender } from '../../src/transcript/prerender.ts';
-import { type PrerenderMessage, transferList } from '../../src/transcript/prerender-body.ts';
-import { type PageTextRow, type TextPart, textPart } from '../../src/transcript/page-texts.ts';
 import { RenderCache } from '../../src/transcript/render-cache.ts';
 import { markdownSegments } from '../../src/transcript/render-session.ts';
 import { copyFixtureHome, SESSION, tempDir } from '../helpers/paths.ts';
@@ -58,7 +55,9 @@ describe('prerender', () => {
     expect(needing.some((t) => t.includes('<details>'))).toBe(true);
     const report = await prerender(dataDir, 2);
     expect(report.sessions).toBe(first.totalSessions);
-    expect(report.segments).toBe(texts.length);
+    // Only lines that may hold such Markdown are parsed: every one that does, and not every line.
+    expect(report.segments).toBeGreaterThanOrEqual(needing.length);
+    expect(report.segments).toBeLessThan(texts.length);
     expect(report.sanitized).toBe(needing.length);
 
     const cache = new RenderCache(dataDir, { readonly: true });
@@ -81,56 +80,5 @@ describe('prerender', () => {
     const again = await prerender(dataDir, 2);
     expect(again.sessions).toBe(1);
     expect(again.sanitized).toBe(1);
-  });
-});
-
-describe("a worker's search texts", () => {
-  it('go to the cache thread as their bytes, handed over (the sender keeps none), and decode to the same rows', async () => {
-    const rows = (n: number): PageTextRow[] =>
-      Array.from({ length: n }, (_, i) => ({
-        ts: '2026-03-05T08:20:00.000Z',
-        kind: 'prompt',
-        index: i,
-        text: `ログ ${i}`,
-      }));
-    const messages: PrerenderMessage[] = [
-      { type: 'texts', body: 'b', part: 0, texts: textPart(rows(3)) },
-      {
-        type: 'done',
-        body: 'b',
-        stamp: 's',
-        segments: 0,
-        part: 1,
-        texts: textPart(rows(2)),
-        subagentTexts: textPart([]),
-      },
-      { type: 'rendered', entries: [['k', '<p>x</p>']] },
-    ];
-    const { port1, port2 } = new MessageChannel();
-    const received: PrerenderMessage[] = [];
-    const all = new Promise<void>((resolve) =>
-      port2.on('message', (m: PrerenderMessage) => received.push(m) === messages.length && resolve()),
-    );
-    const sizes = messages.map((m) => (m.type === 'texts' ? m.texts.json.byteLength : 0));
-    for (const message of messages) port1.postMessage(message, transferList(message));
-    await all;
-    port1.close();
-    port2.close();
-    // Transferred, not copied: the sender's buffers are detached.
-    expect(sizes[0]).toBeGreaterThan(0);
-    for (const m of messages) {
-      if (m.type === 'texts') expect(m.texts.json.byteLength).toBe(0);
-      if (m.type === 'done') expect([m.texts.json.byteLength, m.subagentTexts.json.byteLength]).toEqual([0, 0]);
-    }
-    const decode = (part: TextPart) => JSON.parse(new TextDecoder().decode(part.json)) as PageTextRow[];
-    const [texts, done] = received as [
-      Extract<PrerenderMessage, { type: 'texts' }>,
-      Extract<PrerenderMessage, { type: 'done' }>,
-    ];
-    expect(decode(texts.texts)).toEqual(rows(3));
-    expect(texts.texts).toMatchObject({ rows: 3, chars: rows(3).reduce((n, r) => n + r.text.length, 0), first: 0 });
-    expect(decode(done.texts)).toEqual(rows(2));
-    expect(decode(done.subagentTexts)).toEqual([]);
-    expect(done.subagentTexts).toMatchObject({ rows: 0, chars: 0, first: null });
   });
 });

@@ -61,6 +61,11 @@ async function compile({ packageRoot, outDir }: CompileTask): Promise<void> {
       ssrEmitAssets: true,
       cssCodeSplit: false,
       minify: false,
+      // Vite's default target lowers class fields to helper calls (a private one to a WeakMap): Astro's runtime
+      // and marked make objects with fields for every page and every Markdown text. The stylesheet is still for
+      // the browsers Vite's default names.
+      target: 'node20',
+      cssTarget: ['es2020', 'edge88', 'firefox78', 'chrome87', 'safari14'],
       rollupOptions: { output: { format: 'esm', entryFileNames: 'entry.mjs' } },
     },
   };
