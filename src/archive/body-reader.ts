@@ -40,27 +40,28 @@ export async function* bodyMessages(
 
 /**
  * The same messages, but a tool result stands in as `{ thread, message: undefined }`, known from its first
- * bytes and never parsed: for passes that read only prose (the Markdown to sanitize, the site search's
- * prompts and answers) and count messages, as tool output is most of a body's bytes. Synchronous: these passes
- * run in worker threads, which have nothing else to do meanwhile (or, for a few small bodies, on the build's
- * thread, which would only wait for them). `onHeader` is told the session as the body's
- * header has it (its subagents listed), before any message.
+ * bytes and never parsed, and so does any line `parse` turns down (with no thread): for passes that read only
+ * prose (the Markdown to sanitize) and count messages, as tool output is most of a body's bytes. Synchronous:
+ * these passes run in worker threads, which have nothing else to do meanwhile (or, for a few small bodies, on
+ * the build's thread, which would only wait for them).
  */
 export function* bodyMessagesButToolResults(
   root: string,
   relative: string,
-  onHeader?: (session: Session) => void,
+  parse?: (line: Buffer) => boolean,
 ): Generator<{ thread: string; message: NormalizedMessage | undefined }> {
   const header = readHeaderSync(root, relative);
   if (!header) return;
-  onHeader?.(header.session);
   if (header.version !== 2) {
     yield* bodyV1Messages(header as SessionBody);
     return;
   }
   const file = path.join(root, path.dirname(relative), (header as BodyHeader).messages);
+  const standIn = parse
+    ? (line: Buffer) => toolResultStandIn(line) ?? (parse(line) ? undefined : { thread: '' })
+    : toolResultStandIn;
   try {
-    for (const { value } of readJsonlSync(file, { onWarning: archiveWarning, standIn: toolResultStandIn })) {
+    for (const { value } of readJsonlSync(file, { onWarning: archiveWarning, standIn })) {
       const line = value as BodyLine | { thread: string; message?: undefined };
       if (!('patch' in line)) yield { thread: line.thread, message: line.message };
     }

@@ -72,6 +72,7 @@ export async function buildSite(options: BuildSiteOptions): Promise<SiteBuildRes
 
 async function buildSiteLocked(options: BuildSiteOptions): Promise<SiteBuildResult> {
   const { prerender } = await import('../transcript/prerender.ts');
+  const { readStaleTexts } = await import('../transcript/stale-texts.ts');
   const started = Date.now();
   const say = options.say ?? ((line: string) => process.stderr.write(line));
   const { markBuildStarted } = await import('../site/build/unfinished.ts');
@@ -83,10 +84,12 @@ async function buildSiteLocked(options: BuildSiteOptions): Promise<SiteBuildResu
   // history's is tens of MB of JSON. The pages read their own (the renderer groups and, sharing, cleans them).
   const summaries = await new DataDir(options.dataDir).readSummaries();
   const { sanitized, segments, sessions } = await prerender(options.dataDir, undefined, summaries);
+  const texts = readStaleTexts(options.dataDir, summaries);
   if (options.verbose) {
     say(
-      `Markdown: ${sessions} new or changed sessions read, ${segments} segments, ${sanitized} newly sanitized ` +
-        `in ${((Date.now() - started) / 1000).toFixed(1)}s\n`,
+      `Markdown: ${sessions} new or changed sessions read, ${segments} segments, ${sanitized} newly sanitized; ` +
+        `search texts of ${countLabel(texts.read, 'session')} read, ${texts.left} left to the pages ` +
+        `(${((Date.now() - started) / 1000).toFixed(1)}s)\n`,
     );
   }
   setSiteEnvironment(options);
@@ -112,7 +115,8 @@ async function buildSiteLocked(options: BuildSiteOptions): Promise<SiteBuildResu
       onWarning: options.onWarning,
       // Alongside a few pages only: with many, the render workers have the cores (and the memory).
       onOutputs: (outputs, toRender) => {
-        if (withSearch && toRender <= SEARCH_ALONGSIDE_PAGES) startSearch(outputs);
+        // Not while the pages still gather texts it reads: it would read those sessions itself.
+        if (withSearch && toRender <= SEARCH_ALONGSIDE_PAGES && texts.left === 0) startSearch(outputs);
       },
     });
   } catch (error) {

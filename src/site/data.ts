@@ -4,6 +4,7 @@ import path from 'node:path';
 import { openSessionPages, type SessionPages } from '../archive/data-dir.ts';
 import { renderMarkdown } from '../transcript/markdown.ts';
 import { RenderCache } from '../transcript/render-cache.ts';
+import { PageTextCache, type PageTextRow, pageTextRows, SessionTextWriter } from '../transcript/page-texts.ts';
 import { attachHtml } from '../transcript/render-session.ts';
 import { sessionPage } from '../transcript/session-view.ts';
 import { shareSettings } from '../privacy/share-mode.ts';
@@ -149,6 +150,10 @@ export function loadSessionPage(source: PageSource, page: number): SessionPageCo
   const read = readPage(source, page);
   const { content } = read;
   if (page > 1) keepDigest(read, page);
+  // The page's search texts, for the session's Markdown export rendered next (see keepPageMarkdown).
+  lastPageRows = shareSettings()?.single
+    ? undefined
+    : { key: pagesKey(source), page, rows: rowsOf(source, page, content) };
   const rendered = renderCache();
   const store = rendered && { get: (markdown: string) => rendered.get(markdown) };
   attachHtml(content, (text) => renderMarkdown(text, store));
@@ -156,11 +161,57 @@ export function loadSessionPage(source: PageSource, page: number): SessionPageCo
   return share ? shareLens(share).page(content) : content;
 }
 
-/** A session page as loadSessionPage reads it, without its Markdown rendered (for the session's Markdown). */
-export function loadSessionPageText(source: PageSource, page: number): SessionPageContent {
+/** Rows of the site search's texts of one page (see pageTextRows). */
+export interface PageRows {
+  main: PageTextRow[];
+  subagents: PageTextRow[];
+}
+
+function rowsOf(source: PageSource, page: number, content: SessionPageContent): PageRows {
+  return pageTextRows(content, (source.pageStarts ?? [0])[page - 1] ?? 0);
+}
+
+let lastPageRows: { key: string; page: number; rows: PageRows } | undefined;
+
+/** A session page as loadSessionPage reads it, without its Markdown rendered (for the session's Markdown), and
+ * its search texts (made before the share lens: the site search's writer applies it). */
+export function loadSessionPageText(source: PageSource, page: number): { content: SessionPageContent; rows: PageRows } {
   const { content } = readPage(source, page);
+  const rows = rowsOf(source, page, content);
   const share = shareSettings();
-  return share ? shareLens(share).page(content) : content;
+  return { content: share ? shareLens(share).page(content) : content, rows };
+}
+
+/**
+ * Where the session's Markdown export puts the site search's texts of the session as it reads its pages, when the
+ * cache does not have them for the body as it is: with the body's stamp, to finish with. The export reads every
+ * page of a session whose body changed, so a first build reads each body once.
+ */
+export function sessionTextWriter(summary: SessionSummary): { writer: SessionTextWriter; stamp: string } | undefined {
+  const root = dataDir();
+  if (!root || shareSettings()?.single) return undefined;
+  const stamp = bodyStamp(root, summary.body);
+  const cache = textCache();
+  if (stamp === undefined || !cache || cache.stampOf(summary.id) === stamp) return undefined;
+  return { writer: new SessionTextWriter(cache, summary.id), stamp };
+}
+
+let texts: { root: string; value: PageTextCache | undefined } | undefined;
+
+function textCache(): PageTextCache | undefined {
+  const root = dataDir();
+  if (!root) return undefined;
+  if (texts?.root !== root) {
+    texts?.value?.close();
+    let value: PageTextCache | undefined;
+    try {
+      value = new PageTextCache(root);
+    } catch {
+      value = undefined; // the data directory cannot be written: the site search reads what it lacks
+    }
+    texts = { root, value };
+  }
+  return texts.value;
 }
 
 /**
@@ -280,24 +331,33 @@ export function takeThreadBytes(): Buffer | undefined {
 /** A session's Markdown kept for its export, at most this many characters (a bigger one reads its last pages
  * again). */
 const KEPT_MARKDOWN_CHARS = 8_000_000;
-let keptMarkdown: { key: string; pages: Map<number, string[]>; chars: number } | undefined;
+let keptMarkdown:
+  { key: string; pages: Map<number, { markdown: string[]; rows?: PageRows }>; chars: number } | undefined;
 
 /**
- * Keeps the Markdown of a session page (in a time zone), made from the items the page shows, for the session's
- * Markdown export,
- * which the build renders next in the same worker (see the site build): the export then neither reads the
- * session's pages again nor builds their views twice. Only the last session's pages are kept.
+ * Keeps the Markdown of a session page (in a time zone), made from the items the page shows, and its search texts
+ * (see loadSessionPage), for the session's Markdown export, which the build renders next in the same worker (see
+ * the site build): the export then neither reads the session's pages again nor builds their views twice. Only the
+ * last session's pages are kept.
  */
 export function keepPageMarkdown(summary: PageSource, page: number, timeZone: string, markdown: () => string[]): void {
-  const key = `${pagesKey(summary)}\u0000${timeZone}`;
+  const pages = pagesKey(summary);
+  const key = `${pages}\u0000${timeZone}`;
   if (keptMarkdown?.key !== key) keptMarkdown = { key, pages: new Map(), chars: 0 };
   if (keptMarkdown.chars >= KEPT_MARKDOWN_CHARS) return;
   const items = markdown();
-  keptMarkdown.pages.set(page, items);
+  const rows = lastPageRows?.key === pages && lastPageRows.page === page ? lastPageRows.rows : undefined;
+  keptMarkdown.pages.set(page, { markdown: items, rows });
   for (const item of items) keptMarkdown.chars += item.length;
+  for (const row of rows?.main ?? []) keptMarkdown.chars += row.text.length;
+  for (const row of rows?.subagents ?? []) keptMarkdown.chars += row.text.length;
 }
 
-/** A page's Markdown kept by keepPageMarkdown, if it was. */
-export function keptPageMarkdown(summary: PageSource, page: number, timeZone: string): string[] | undefined {
+/** A page's Markdown kept by keepPageMarkdown, if it was, and its search texts if they were. */
+export function keptPageMarkdown(
+  summary: PageSource,
+  page: number,
+  timeZone: string,
+): { markdown: string[]; rows?: PageRows } | undefined {
   return keptMarkdown?.key === `${pagesKey(summary)}\u0000${timeZone}` ? keptMarkdown.pages.get(page) : undefined;
 }

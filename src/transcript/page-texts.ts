@@ -2,13 +2,13 @@ import type { Hash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { bodyMessagesButToolResults } from '../archive/data-dir.ts';
-import { MAIN_THREAD } from '../model/body.ts';
+import { openSessionPages } from '../archive/data-dir.ts';
 import { projectName } from '../model/project.ts';
 import type { NormalizedMessage } from '../model/message.ts';
-import type { Session, SessionSummary, SubagentThread } from '../model/session.ts';
+import type { SessionSummary, SessionThreads } from '../model/session.ts';
 import { searchableTexts } from '../model/search-text.ts';
 import type { SectionKind } from './page-record.ts';
+import { sessionPage } from './session-view.ts';
 
 /** One text of a session as the site index holds it: its time (empty when the message had none), kind, the
  * main-thread message it anchors to (a subagent's texts anchor to the call that started it; none for the
@@ -33,38 +33,56 @@ export function sessionAbout(summary: SessionSummary): string {
 }
 
 /**
- * Gathers a session's prompts and answers as its messages stream by, in body order; a subagent's after the
- * main-thread messages, at the call that started it (known only once the whole body is read). Fed by whoever
- * reads the body anyway: the build's Markdown pass (render/prerender.ts) or readSessionTexts.
+ * The prompts and answers of one session page, as the site search finds them on it: its main-thread messages
+ * (the first at index `start`), and the messages of the subagents the page shows, each anchored to the call on
+ * the page that started it (or to none). Made from the page as read for it (patches applied, before any share
+ * lens), by whoever reads it anyway: the session's Markdown export in the site build, or readSessionTexts.
+ */
+export function pageTextRows(
+  content: SessionThreads,
+  start: number,
+): { main: PageTextRow[]; subagents: PageTextRow[] } {
+  const main: PageTextRow[] = [];
+  const callIndex = new Map<string, number>();
+  content.messages.forEach((message, i) => {
+    if (message.tool_call && message.source_type !== 'tool_result') callIndex.set(message.tool_call.call_id, start + i);
+    addRows(main, message, start + i);
+  });
+  const subagents: PageTextRow[] = [];
+  for (const agent of content.subagents) {
+    const at = agent.parentCallId === undefined ? null : (callIndex.get(agent.parentCallId) ?? null);
+    for (const message of agent.messages) addRows(subagents, message, at);
+  }
+  return { main, subagents };
+}
+
+function addRows(rows: PageTextRow[], message: NormalizedMessage, index: number | null): void {
+  for (const { kind, text } of searchableTexts(message)) {
+    if (kind !== 'prompt' && kind !== 'answer') continue;
+    // An archive written before messages were checked may hold a time that is not text.
+    rows.push({ ts: typeof message.timestamp === 'string' ? message.timestamp : '', kind, index, text });
+  }
+}
+
+/**
+ * Gathers a session's rows a page at a time, in page order; the main thread's leave in parts (takeMain), so a
+ * huge session's texts are never all in memory, and its subagents' at the end.
  */
 export class SessionTextCollector {
   private main: PageTextRow[] = [];
   private mainChars = 0;
-  private readonly fromSubagents: (PageTextRow & { thread: string })[] = [];
-  private readonly callIndex = new Map<string, number>();
-  private index = 0;
+  private readonly subagents: PageTextRow[] = [];
 
-  /** A message, or a tool result not read (it has no prompt nor answer, but counts on the main thread). */
-  add(thread: string, message: NormalizedMessage | undefined): void {
-    const main = thread === MAIN_THREAD;
-    const at = main ? this.index++ : null;
-    if (!message) return;
-    if (main && message.tool_call && message.source_type !== 'tool_result')
-      this.callIndex.set(message.tool_call.call_id, at!);
-    for (const { kind, text } of searchableTexts(message)) {
-      if (kind !== 'prompt' && kind !== 'answer') continue;
-      // An archive written before messages were checked may hold a time that is not text.
-      const row = { ts: typeof message.timestamp === 'string' ? message.timestamp : '', kind, index: at, text };
-      if (main) {
-        this.main.push(row);
-        this.mainChars += text.length;
-      } else this.fromSubagents.push({ ...row, thread });
+  addPage(rows: { main: PageTextRow[]; subagents: PageTextRow[] }): void {
+    for (const row of rows.main) {
+      this.main.push(row);
+      this.mainChars += row.text.length;
     }
+    this.subagents.push(...rows.subagents);
   }
 
   /**
-   * The main thread's rows gathered since the last take, once they hold at least `minChars` characters: a
-   * huge session's texts leave in parts as its body is read, rather than all at once at its end. In order:
+   * The main thread's rows gathered since the last take, once they hold at least `minChars` characters. In order:
    * a row's message index never goes down.
    */
   takeMain(minChars: number): PageTextRow[] | undefined {
@@ -75,15 +93,8 @@ export class SessionTextCollector {
     return rows;
   }
 
-  /** The subagents' rows, each at the index of the call that started its subagent (from the body header). */
-  subagentRows(subagents: readonly SubagentThread[]): PageTextRow[] {
-    const parentIndex = new Map<string, number | undefined>();
-    for (const agent of subagents)
-      parentIndex.set(
-        agent.agentId,
-        agent.parentCallId === undefined ? undefined : this.callIndex.get(agent.parentCallId),
-      );
-    return this.fromSubagents.map(({ thread, ...row }) => ({ ...row, index: parentIndex.get(thread) ?? null }));
+  subagentRows(): PageTextRow[] {
+    return this.subagents;
   }
 }
 
@@ -98,21 +109,51 @@ export interface SessionTexts {
   subagents: PageTextRow[];
 }
 
-/** A session's prompts and answers read from the archive (streamed: a session of any size). */
-export function readSessionTexts(dataDir: string, body: string): SessionTexts {
+/** Where a session's pages are: its body and where its pages start (SessionSummary's). */
+export type TextSource = Pick<SessionSummary, 'body' | 'pageStarts'>;
+
+/** A session's prompts and answers read from the archive, a page at a time (a session of any size), as the
+ * site build's Markdown export gathers them (SessionTextWriter). */
+export function readSessionTexts(dataDir: string, source: TextSource): SessionTexts {
+  const starts = source.pageStarts ?? [0];
+  const pages = openSessionPages(dataDir, source.body, starts, (session, n) => sessionPage(session, starts, n));
   const collector = new SessionTextCollector();
   const main: PageTextRow[][] = [];
-  let subagents: SubagentThread[] = [];
-  const listed = (session: Session) => (subagents = session.subagents);
-  for (const { thread, message } of bodyMessagesButToolResults(dataDir, body, listed)) {
-    collector.add(thread, message);
+  for (let page = 1; pages && page <= starts.length; page++) {
+    collector.addPage(pageTextRows(pages.page(page), starts[page - 1] ?? 0));
     const part = collector.takeMain(TEXT_PART_CHARS);
     if (part) main.push(part);
   }
   const rest = collector.takeMain(0);
   // Part 0 always, even empty: it starts the session's texts afresh (see putPart).
   if (rest || main.length === 0) main.push(rest ?? []);
-  return { main, subagents: collector.subagentRows(subagents) };
+  return { main, subagents: collector.subagentRows() };
+}
+
+/**
+ * A session's texts written to the cache as its pages are read (the site build's Markdown export reads every
+ * page of a session whose body changed): a part as soon as it is full, the rest and the subagents' rows with the
+ * body's stamp at `finish`. A session whose pages were not all read has no stamp, and is read again.
+ */
+export class SessionTextWriter {
+  private readonly collector = new SessionTextCollector();
+  private part = 0;
+
+  constructor(
+    private readonly cache: PageTextCache,
+    private readonly key: string,
+  ) {}
+
+  addPage(rows: { main: PageTextRow[]; subagents: PageTextRow[] }): void {
+    this.collector.addPage(rows);
+    const part = this.collector.takeMain(TEXT_PART_CHARS);
+    if (part) this.cache.putPart(this.key, this.part++, textPart(part));
+  }
+
+  finish(stamp: string | undefined): void {
+    const rest = textPart(this.collector.takeMain(0) ?? []);
+    this.cache.putLast(this.key, this.part, rest, textPart(this.collector.subagentRows()), stamp);
+  }
 }
 
 /** The stamp the text cache keeps a session's texts by. */
@@ -178,8 +219,8 @@ function parseRows(json: Buffer): PageTextRow[] {
 }
 
 /** Bump when what a row holds changes: an older cache is emptied and read again (4: rows as UTF-8 bytes; 5: the
- * stamps in a table of their own). */
-const TEXT_CACHE_VERSION = 5;
+ * stamps in a table of their own; 6: rows of the pages as shown, gathered a page at a time). */
+const TEXT_CACHE_VERSION = 6;
 const READ_PART = 'SELECT rows FROM texts WHERE key = ? AND part = ?';
 /** The part holding a session's subagents' rows: read before the main thread's (see sessionRecords). */
 const SUBAGENT_PART = -1;
@@ -234,6 +275,11 @@ export class PageTextCache {
       )
       .all() as { key: string; stamp: string; chars: number }[];
     return new Map(rows.map((r) => [r.key, { stamp: r.stamp, chars: r.chars }]));
+  }
+
+  /** The body stamp a session's texts were gathered at (undefined: none, or not all of them yet). */
+  stampOf(key: string): string | undefined {
+    return (this.statement('SELECT stamp FROM stamps WHERE key = ?').get(key) as { stamp: string } | undefined)?.stamp;
   }
 
   /** A session's texts whole (a session read in one go). */

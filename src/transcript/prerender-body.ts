@@ -2,8 +2,6 @@ import { bodyMessagesButToolResults } from '../archive/data-dir.ts';
 import { mayNeedSanitizer, renderMarkdown, type SanitizedStore } from './markdown.ts';
 import { renderKey } from './render-cache.ts';
 import { messageMarkdown } from './render-session.ts';
-import { SessionTextCollector, TEXT_PART_CHARS, type TextPart, textPart } from './page-texts.ts';
-import type { Session, SubagentThread } from '../model/session.ts';
 
 // One session body's pass for src/transcript/prerender.ts, in a worker (prerender-worker.ts) or, for a few small
 // bodies, on the calling thread.
@@ -15,31 +13,68 @@ export interface PrerenderTask {
 
 export type PrerenderMessage =
   | { type: 'rendered'; entries: [key: string, html: string][] }
-  /** Part `part` of the session's main-thread search texts (see SessionTextCollector.takeMain). */
-  | { type: 'texts'; body: string; part: number; texts: TextPart }
-  /** The last: the rest of the main thread's texts (part `part`) and the subagents'. */
-  | {
-      type: 'done';
-      body: string;
-      stamp: string;
-      segments: number;
-      part: number;
-      texts: TextPart;
-      subagentTexts: TextPart;
-    };
+  /** The last: the body's Markdown is all in the cache. */
+  | { type: 'done'; body: string; stamp: string; segments: number };
 
-/** What a worker hands over instead of copying: the texts' bytes. */
-export function transferList(message: PrerenderMessage): ArrayBuffer[] {
-  if (message.type === 'texts') return [message.texts.json.buffer as ArrayBuffer];
-  if (message.type === 'done') return [message.texts.json.buffer, message.subagentTexts.json.buffer] as ArrayBuffer[];
-  return [];
-}
-
-/** Rendered HTML and search texts go back in batches of about this many characters, so a huge session stays
- * small on both sides. */
+/** Rendered HTML goes back in batches of about this many characters, so a huge session stays small on both
+ * sides. */
 const BATCH_CHARS = 4 << 20;
 
-/** Sanitizes the Markdown of one session body that needs it and is not cached, and gathers its search texts. */
+const MARKDOWN_KINDS = ['"kind":"response"', '"kind":"compact_summary"'].map((kind) => Buffer.from(kind));
+/**
+ * What the JSON line of a message whose Markdown may need the sanitizer holds (see mayNeedSanitizer), besides a
+ * fence whose language is not a plain word (unsafeFence): raw HTML and `<…>` autolinks a `<`; a link, an image or
+ * a definition `](`, `][`, `]:` or `![` (a shortcut link has its definition beside it); a bare `ftp:` or `xmpp:`
+ * link `p:` or `P:`. None of them is ever JSON's own syntax, and the archive writes a message's kind as
+ * `"kind":"…"`.
+ */
+const MAY_NEED_SANITIZER = ['<', '](', '][', ']:', '![', 'p:', 'P:'].map((bytes) => Buffer.from(bytes));
+const FENCES = ['```', '~~~'].map((bytes) => Buffer.from(bytes));
+
+/** Whether a message line may hold Markdown that needs the sanitizer: else it is not parsed at all. */
+export function lineMayNeedSanitizer(line: Buffer): boolean {
+  if (!MARKDOWN_KINDS.some((kind) => line.includes(kind))) return false;
+  return MAY_NEED_SANITIZER.some((bytes) => line.includes(bytes)) || FENCES.some((fence) => unsafeFence(line, fence));
+}
+
+const BACKSLASH = 0x5c;
+const QUOTE = 0x22;
+/** The letters after a backslash in JSON that stand for whitespace, which ends a fence's language. */
+const ESCAPED_SPACE = new Set([0x6e, 0x72, 0x74, 0x66]); // n r t f
+
+/**
+ * Whether a fence in the line's JSON may have a language that is not a plain word (`[\w+-]*`, as marked takes it:
+ * up to the first whitespace): read from the bytes, where a newline or a tab is escaped and the text's end is an
+ * unescaped quote. Any other escape, or any byte outside the plain word's, counts as not plain.
+ */
+function unsafeFence(line: Buffer, fence: Buffer): boolean {
+  const mark = fence[0]!;
+  for (let at = line.indexOf(fence); at !== -1; at = line.indexOf(fence, at)) {
+    while (line[at] === mark) at++;
+    while (line[at] === 0x20 || (line[at] === BACKSLASH && (line[at + 1] === 0x74 || line[at + 1] === 0x66))) {
+      at += line[at] === 0x20 ? 1 : 2;
+    }
+    for (; at < line.length; at++) {
+      const byte = line[at]!;
+      if (byte === 0x20 || byte === QUOTE) break;
+      if (byte === BACKSLASH) {
+        if (ESCAPED_SPACE.has(line[at + 1]!)) break;
+        return true;
+      }
+      const word =
+        (byte >= 0x30 && byte <= 0x39) ||
+        (byte >= 0x41 && byte <= 0x5a) ||
+        (byte >= 0x61 && byte <= 0x7a) ||
+        byte === 0x5f ||
+        byte === 0x2b ||
+        byte === 0x2d;
+      if (!word) return true;
+    }
+  }
+  return false;
+}
+
+/** Sanitizes the Markdown of one session body that needs it and is not cached. */
 export function prerenderBody(
   dataDir: string,
   cached: (markdown: string) => string | undefined,
@@ -60,16 +95,9 @@ export function prerenderBody(
       batchChars = 0;
     },
   };
-  // The site search's texts are gathered on the same pass: reading a body is most of the cost of either.
-  const texts = new SessionTextCollector();
-  // Tool results are not read: they hold no Markdown and no prompt or answer.
-  let part = 0;
-  let subagents: SubagentThread[] = [];
-  const listed = (session: Session) => (subagents = session.subagents);
-  for (const { thread, message } of bodyMessagesButToolResults(dataDir, task.body, listed)) {
-    texts.add(thread, message);
-    const rows = texts.takeMain(TEXT_PART_CHARS);
-    if (rows) send({ type: 'texts', body: task.body, part: part++, texts: textPart(rows) });
+  // Only the lines that may hold such Markdown are parsed: tool results (most of a body's bytes) are known from
+  // their first bytes, the rest by the bytes any such Markdown has.
+  for (const { message } of bodyMessagesButToolResults(dataDir, task.body, lineMayNeedSanitizer)) {
     if (!message) continue;
     for (const segment of messageMarkdown(message)) {
       segments += 1;
@@ -78,7 +106,5 @@ export function prerenderBody(
     }
   }
   if (batch.length > 0) send({ type: 'rendered', entries: batch });
-  const subagentTexts = textPart(texts.subagentRows(subagents));
-  const rest = textPart(texts.takeMain(0) ?? []);
-  send({ type: 'done', body: task.body, stamp: task.stamp, segments, part, texts: rest, subagentTexts });
+  send({ type: 'done', body: task.body, stamp: task.stamp, segments });
 }

@@ -1,6 +1,6 @@
 import { type MessagePort, workerData } from 'node:worker_threads';
 import { RenderCache } from './render-cache.ts';
-import { prerenderBody, type PrerenderTask, type PrerenderMessage, transferList } from './prerender-body.ts';
+import { prerenderBody, type PrerenderTask, type PrerenderMessage } from './prerender-body.ts';
 
 // Sanitizes the Markdown of one session body per task that needs it, for src/transcript/prerender.ts.
 
@@ -20,6 +20,6 @@ export default function prerenderTask({ port, ...task }: PrerenderWorkerTask): v
     dataDir,
     (markdown) => cache.get(markdown),
     task,
-    (message) => port.postMessage(message, transferList(message)),
+    (message) => port.postMessage(message),
   );
 }

@@ -5,7 +5,6 @@ import type { SessionSummary } from '../model/session.ts';
 import { mapLimit } from '../util/map-limit.ts';
 import { WorkerPool, workerFile } from '../util/worker-pool.ts';
 import { RenderCache } from './render-cache.ts';
-import { PageTextCache } from './page-texts.ts';
 import type { PrerenderTask, PrerenderMessage } from './prerender-body.ts';
 import type { PrerenderWorkerTask } from './prerender-worker.ts';
 import { bodyStamp } from '../archive/stamps.ts';
@@ -19,7 +18,7 @@ const IN_PROCESS_BYTES = 8 << 20;
 export interface PrerenderReport {
   /** Sessions read (the others were rendered before and have not changed since). */
   sessions: number;
-  /** Markdown segments in the sessions read. */
+  /** Markdown segments in the lines parsed (those that may need the sanitizer). */
   segments: number;
   /** Segments that needed the sanitizer and were not in the cache: sanitized now. */
   sanitized: number;
@@ -29,11 +28,11 @@ export interface PrerenderReport {
 /**
  * Fills the render cache before the site is built, on every core: the sanitized HTML of every Markdown
  * segment that needs DOMPurify (see renderMarkdown), which at ~0.5 ms a segment would otherwise be the
- * slowest part of building session pages. Workers stream each session's messages from the archive (a
- * session of any size costs one message of memory), skip what the cache holds, sanitize the rest and send
- * it back in batches; this thread only writes to the cache. A session whose body has not changed since it
- * was last done is not read at all. The same pass gathers each session's prompts and answers for the site
- * search (search/page-texts.ts), which would otherwise read every changed body again.
+ * slowest part of building session pages, and would load jsdom (~110 MB of heap) into every render worker.
+ * Workers stream each session's messages from the archive (a session of any size costs one message of memory),
+ * parse only the lines whose bytes may hold such Markdown (lineMayNeedSanitizer), skip what the cache holds,
+ * sanitize the rest and send it back in batches; this thread only writes to the cache. A session whose body
+ * has not changed since it was last done is not read at all.
  */
 export async function prerender(
   dataDir: string,
@@ -42,15 +41,12 @@ export async function prerender(
 ): Promise<PrerenderReport> {
   const data = new DataDir(dataDir);
   const cache = new RenderCache(dataDir);
-  const texts = new PageTextCache(dataDir);
-  const keyOfBody = new Map<string, string>();
   try {
     const done = cache.renderedBodies();
     const tasks: (PrerenderTask & { bytes: number })[] = [];
     for (const summary of summaries ?? (await data.readSummaries())) {
       const stamp = bodyStamp(dataDir, summary.body);
       if (stamp === undefined || done.get(summary.body) === stamp) continue;
-      keyOfBody.set(summary.body, summary.id);
       tasks.push({ body: summary.body, stamp, bytes: stampedBytes(stamp) });
     }
     // Biggest first, so that one long session does not leave a core working alone at the end.
@@ -63,14 +59,8 @@ export async function prerender(
       if (message.type === 'rendered') {
         cache.putMany(message.entries);
         report.sanitized += message.entries.length;
-      } else if (message.type === 'texts') {
-        const key = keyOfBody.get(message.body);
-        if (key) texts.putPart(key, message.part, message.texts);
       } else {
         cache.markRendered(message.body, message.stamp);
-        const key = keyOfBody.get(message.body);
-        const textStamp = bodyStamp(dataDir, message.body);
-        if (key) texts.putLast(key, message.part, message.texts, message.subagentTexts, textStamp);
         report.segments += message.segments;
       }
     };
@@ -95,7 +85,6 @@ export async function prerender(
     return report;
   } finally {
     cache.close();
-    texts.close();
   }
 }
 

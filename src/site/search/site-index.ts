@@ -128,7 +128,7 @@ export async function writeSiteSearch(options: SiteSearchOptions): Promise<SiteS
           {
             type: 'read',
             dataDir: options.dataDir,
-            sessions: batch.map((s) => ({ key: s.key, body: s.body })),
+            sessions: batch.map((s) => ({ key: s.key, body: s.body, pageStarts: s.pageStarts })),
           },
           batches.length,
           false,

@@ -39,13 +39,13 @@ const IN_FLIGHT_RECORDS = 16;
 /** Reads sessions' texts from the archive for the text cache (see page-texts.ts). */
 export interface ReadJob {
   dataDir: string;
-  sessions: { key: string; body: string }[];
+  sessions: { key: string; body: string; pageStarts: number[] | undefined }[];
 }
 
 export type ReadResult = { key: string; texts: SessionTexts }[];
 
 export function readTexts(job: ReadJob): ReadResult {
-  return job.sessions.map(({ key, body }) => ({ key, texts: readSessionTexts(job.dataDir, body) }));
+  return job.sessions.map(({ key, ...source }) => ({ key, texts: readSessionTexts(job.dataDir, source) }));
 }
 
 export interface ShardJob {

@@ -3,12 +3,12 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { MAIN_THREAD } from '../../../src/model/body.ts';
 import type { NormalizedMessage } from '../../../src/model/message.ts';
 import { messageRange, sessionRecords, siteEntries, type SiteSession } from '../../../src/site/search/site-records.ts';
 import {
   PageTextCache,
   type PageTextRow,
+  pageTextRows,
   rowSpans,
   SessionTextCollector,
   textPart,
@@ -108,19 +108,22 @@ describe("a session's search texts in parts", () => {
     expect(messageRange(runs[0]!)).toEqual({ from: 0, to: 12 });
   });
 
-  it('leave the collector in parts of at least the size asked, in order', () => {
+  it('leave the collector in parts of at least the size asked, in order, a page at a time', () => {
     const collector = new SessionTextCollector();
     const parts: PageTextRow[][] = [];
-    for (let i = 0; i < 30; i++) {
-      const message = {
+    const message = (i: number) =>
+      ({
         id: `m${i}`,
         role: 'user',
         source_type: 'user_message',
         timestamp: `2026-03-01T10:${String(i).padStart(2, '0')}:00.000Z`,
         segments: [{ channel: 'user', type: 'text', text: `prompt number ${i}` }],
         metadata: { kind: 'prompt' },
-      } as unknown as NormalizedMessage;
-      collector.add(MAIN_THREAD, message);
+      }) as unknown as NormalizedMessage;
+    // Pages of three messages, the first at index 3p.
+    for (let page = 0; page < 10; page++) {
+      const messages = [0, 1, 2].map((i) => message(3 * page + i));
+      collector.addPage(pageTextRows({ messages, subagents: [] }, 3 * page));
       const part = collector.takeMain(100);
       if (part) parts.push(part);
     }
@@ -130,6 +133,49 @@ describe("a session's search texts in parts", () => {
       expect(part.reduce((n, r) => n + r.text.length, 0)).toBeGreaterThanOrEqual(100);
     expect(parts.flat().map((r) => r.index)).toEqual(Array.from({ length: 30 }, (_, i) => i));
     expect(parts.flat().map((r) => r.text)).toEqual(Array.from({ length: 30 }, (_, i) => `prompt number ${i}`));
+  });
+
+  it("anchor a page's subagents at the call on the page that started each, or nowhere", () => {
+    const at = (i: number) => `2026-03-01T10:${String(i).padStart(2, '0')}:00.000Z`;
+    const call = (i: number, id: string) =>
+      ({
+        id: `c${i}`,
+        role: 'assistant',
+        source_type: 'tool_call',
+        timestamp: at(i),
+        segments: [],
+        tool_call: { call_id: id, name: 'Task', arguments: '{}' },
+        metadata: { kind: 'response' },
+      }) as unknown as NormalizedMessage;
+    const said = (i: number, text: string, role = 'assistant') =>
+      ({
+        id: `s${i}-${text}`,
+        role,
+        source_type: role === 'user' ? 'user_message' : 'assistant_message',
+        timestamp: at(i),
+        segments: [{ channel: role, type: 'text', text }],
+        metadata: { kind: role === 'user' ? 'prompt' : 'response' },
+      }) as unknown as NormalizedMessage;
+    const rows = pageTextRows(
+      {
+        messages: [said(0, 'go', 'user'), call(1, 'call-a'), said(2, 'done')],
+        subagents: [
+          { agentId: 'a', parentCallId: 'call-a', file: 'a.jsonl', messages: [said(3, 'from a')] },
+          { agentId: 'b', file: 'b.jsonl', messages: [said(4, 'from b')] },
+          { agentId: 'c', parentCallId: 'elsewhere', file: 'c.jsonl', messages: [said(5, 'from c')] },
+        ],
+      },
+      10,
+    );
+    expect(rows.main.map((r) => [r.index, r.kind, r.text])).toEqual([
+      [10, 'prompt', 'go'],
+      [12, 'answer', 'done'],
+    ]);
+    expect(rows.subagents.map((r) => [r.index, r.text])).toEqual([
+      [11, 'from a'],
+      [null, 'from b'],
+      [null, 'from c'],
+    ]);
   });
 
   it('are cached part by part; a session half written has no stamp, and part 0 starts it afresh', async () => {

@@ -3,7 +3,7 @@ import { idToPathSegment } from '../../../../model/ids.ts';
 import type { SessionSummary } from '../../../../model/session.ts';
 import { sessionMarkdown, sessionPageMarkdown } from '../../../../transcript/session-markdown.ts';
 import { siteIndexes } from '../../../collections.ts';
-import { keptPageMarkdown, loadSessionPageText } from '../../../data.ts';
+import { keptPageMarkdown, loadSessionPageText, sessionTextWriter } from '../../../data.ts';
 import { pagePlace } from '../../../../transcript/session-view.ts';
 import { shareSettings } from '../../../../privacy/share-mode.ts';
 import { gzipForSite, gzipTextsForSite } from '../../../../util/gzip.ts';
@@ -29,15 +29,28 @@ export const GET: APIRoute = async ({ props }) => {
   const summary = (props as { summary: SessionSummary }).summary;
   const { timeZone } = await siteIndexes();
   const starts = summary.pageStarts ?? [0];
-  // Each page's Markdown as its page kept it when rendered just before, or else from the page read again.
+  // The site search's texts of a session whose body changed are gathered here, where every page is read.
+  const texts = sessionTextWriter(summary);
+  // Each page's Markdown (and texts) as its page kept them when rendered just before, or else from the page read
+  // again.
   function* pages() {
-    for (let page = 1; page <= starts.length; page++)
+    for (let page = 1; page <= starts.length; page++) {
+      const kept = keptPageMarkdown(summary, page, timeZone);
+      if (kept && (!texts || kept.rows)) {
+        if (kept.rows) texts?.writer.addPage(kept.rows);
+        yield kept.markdown;
+        continue;
+      }
+      const { content, rows } = loadSessionPageText(summary, page);
+      texts?.writer.addPage(rows);
       yield (
-        keptPageMarkdown(summary, page, timeZone) ??
-        sessionPageMarkdown(loadSessionPageText(summary, page), pagePlace(starts, summary.pagePrompts, page), {
+        kept?.markdown ??
+        sessionPageMarkdown(content, pagePlace(starts, summary.pagePrompts, page), {
           timeZone,
         })
       );
+    }
+    texts?.writer.finish(texts.stamp);
   }
   const pieces = sessionMarkdown(summary, pages(), { timeZone });
   // Most sessions' Markdown is a few MB at most: gzipped in one call, which costs half of streaming it through
