@@ -80,10 +80,10 @@ let held: string | undefined;
 /**
  * Runs `render` with the index files stat'ed once, not again by every page and component that asks for the
  * indexes (a dozen stats each time: 1-2 % of a first build's render), and each body's and repository's stamp
- * taken once (withStampsHeld: 2-3 % more). For a render worker's task: the build holds the archive's lock, so
- * no collect changes the archive during it.
+ * taken once (withStampsHeld: 2-3 % more), and once for all the tasks of one `build` (an id of the build). For a
+ * render worker's task: the build holds the archive's lock, so no collect changes the archive during it.
  */
-export async function withIndexStampHeld<T>(render: () => Promise<T>): Promise<T> {
+export async function withIndexStampHeld<T>(render: () => Promise<T>, build?: string): Promise<T> {
   return withStampsHeld(async () => {
     held = indexStamp();
     try {
@@ -91,7 +91,7 @@ export async function withIndexStampHeld<T>(render: () => Promise<T>): Promise<T
     } finally {
       held = undefined;
     }
-  });
+  }, build);
 }
 
 export function hasSummaries(): boolean {

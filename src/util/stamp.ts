@@ -20,15 +20,21 @@ export function fileStamp(file: string): string | undefined {
 }
 
 let held: Map<string, unknown> | undefined;
+/** The stamps of the last `epoch`, held again by its next work. */
+let kept: { epoch: string; stamps: Map<string, unknown> } | undefined;
 
 /**
  * Runs `work` with each file stamped once (fileStamp), and each value `heldOnce` is asked for worked out once, for
  * work during which nothing writes what it stamps: a render worker's task (the build holds the archive's lock).
- * Its pages ask for the same body's, index's and repository's stamps many times each.
+ * Its pages ask for the same body's, index's and repository's stamps many times each. Works of one `epoch` (the
+ * tasks of one build) share what they stamped: each task of a first build stat'ed the archive's index files and
+ * walked up from every project's folder to its repository again.
  */
-export async function withStampsHeld<T>(work: () => Promise<T>): Promise<T> {
+export async function withStampsHeld<T>(work: () => Promise<T>, epoch?: string): Promise<T> {
   if (held) return work();
-  held = new Map();
+  if (epoch === undefined) kept = undefined;
+  else if (kept?.epoch !== epoch) kept = { epoch, stamps: new Map() };
+  held = kept?.stamps ?? new Map();
   try {
     return await work();
   } finally {

@@ -89,4 +89,25 @@ describe('withStampsHeld', () => {
     await expect(withStampsHeld(async () => Promise.reject(new Error('no')))).rejects.toThrow('no');
     expect(value()).toBe(4);
   });
+
+  it("shares what one build's tasks stamped, and not with another build's nor a task outside a build", async () => {
+    const dir = await tempDir('stamps-build');
+    const file = path.join(dir, 'index.json');
+    await fs.writeFile(file, 'one');
+    let computed = 0;
+    const value = () => heldOnce('repository\0/y', () => ++computed);
+    const first = await withStampsHeld(async () => [fileStamp(file), value()], 'build-1');
+    await fs.writeFile(file, 'three');
+    // The build's next task is told what its first was.
+    expect(await withStampsHeld(async () => [fileStamp(file), value()], 'build-1')).toEqual(first);
+    // Between its tasks, nothing is held.
+    expect(fileStamp(file)).not.toBe(first[0]);
+    expect(value()).toBe(2);
+    // Another build stamps afresh, and so does a task of no build.
+    const second = await withStampsHeld(async () => [fileStamp(file), value()], 'build-2');
+    expect(second).toEqual([fileStamp(file), 3]);
+    expect(await withStampsHeld(async () => value(), 'build-2')).toBe(3);
+    expect(await withStampsHeld(async () => value())).toBe(4);
+    expect(await withStampsHeld(async () => value(), 'build-2')).toBe(5);
+  });
 });

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { SessionSummary } from '../../model/session.ts';
@@ -162,6 +162,7 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
   const everySession = [...new Set([...sessionsOf.values()].flat())];
   const cwds = [...new Set(everySession.map((s) => s.cwd))].sort();
   const siteKey = hash(indexKey, repositoriesKey(cwds));
+  const build = randomUUID();
   const outcomes = gitOutcomes(everySession);
   const outputs: Record<string, OutputRecord> = {};
   // The base is read at render time (like href() does): the bundle is compiled at the root.
@@ -314,6 +315,7 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
             modules: task.map((r) => r.route.file),
             siteKey,
             force: options.full === true,
+            build,
           });
           if (!result.ok) throw new Error(`rendering ${result.error}`);
           for (const file of result.files) {

@@ -34,7 +34,7 @@ export interface RendererBundle {
   takeThreadBytes(): Buffer | undefined;
   THREAD_MARKER: string;
   /** See withIndexStampHeld in site/data.ts. */
-  withIndexStampHeld<T>(render: () => Promise<T>): Promise<T>;
+  withIndexStampHeld<T>(render: () => Promise<T>, build?: string): Promise<T>;
 }
 
 export async function loadBundle(entry: string): Promise<RendererBundle> {
@@ -204,7 +204,7 @@ export class PageRenderer {
  * do meanwhile, and each awaited call would leave it idle for a round trip through libuv's thread pool.
  */
 export function writeIfChanged(file: string, bytes: Buffer, force = false): boolean {
-  if (!force && readIfAny(file)?.equals(bytes)) return false;
+  if (!force && !madeFolder(file) && readIfAny(file)?.equals(bytes)) return false;
   const temp = temporaryBeside(file);
   inFolder(file, () => writeFileSync(temp, bytes));
   renameSync(temp, file);
@@ -213,6 +213,16 @@ export function writeIfChanged(file: string, bytes: Buffer, force = false): bool
 
 /** Folders this process made or found, so that a build's thousands of files do not each ask for theirs. */
 const knownFolders = new Set<string>();
+
+/** Makes the folder of `file` unless it is known: whether it was made now (then `file` is not there: a first
+ * build's thousands of pages, each in a folder of its own, do not each try to read theirs). */
+function madeFolder(file: string): boolean {
+  const folder = path.dirname(file);
+  if (knownFolders.has(folder)) return false;
+  const made = mkdirSync(folder, { recursive: true });
+  knownFolders.add(folder);
+  return made !== undefined;
+}
 
 /** Runs `write` (which makes a file beside `file`) once its folder is there. A folder known from an earlier
  * file is not asked for again (asking for every file cost 2 % of a first build) unless the write finds it gone
@@ -241,7 +251,7 @@ export async function writeStreamIfChanged(
   force = false,
 ): Promise<boolean> {
   const temp = temporaryBeside(file);
-  const existing = force ? undefined : openIfAny(file);
+  const existing = force || madeFolder(file) ? undefined : openIfAny(file);
   let same = existing !== undefined;
   let renamed = false;
   try {

@@ -26,6 +26,8 @@ export interface RenderTask {
   siteKey: string;
   /** Write even when the bytes are the same (`build --full`). */
   force: boolean;
+  /** The build's own id: its tasks share the stamps they take (see withIndexStampHeld). */
+  build: string;
 }
 
 export type RenderTaskResult =
@@ -64,7 +66,13 @@ function routesOf(siteKey: string, module: string): Promise<Map<string, RouteToR
 }
 
 /** Renders pages with the compiled renderer and writes the ones whose bytes changed, off the main thread. */
-export default async function renderTask({ outputs, modules, siteKey, force }: RenderTask): Promise<RenderTaskResult> {
+export default async function renderTask({
+  outputs,
+  modules,
+  siteKey,
+  force,
+  build,
+}: RenderTask): Promise<RenderTaskResult> {
   try {
     const loaded = await bundle;
     const files = await loaded.withIndexStampHeld(async () => {
@@ -80,7 +88,7 @@ export default async function renderTask({ outputs, modules, siteKey, force }: R
         done.push({ output: route.output, written, size: stat.size, mtimeMs: stat.mtimeMs, error, digest });
       }
       return done;
-    });
+    }, build);
     return { ok: true, files };
   } catch (error) {
     const where = outputs[0] ?? '';
