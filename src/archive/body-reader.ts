@@ -2,7 +2,7 @@ import { closeSync, promises as fs, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { MAIN_THREAD, type BodyLine, ThreadAssembler } from '../model/body.ts';
 import type { NormalizedMessage } from '../model/message.ts';
-import type { Session, SessionSummary } from '../model/session.ts';
+import type { Session, SessionSummary, SubagentThread } from '../model/session.ts';
 import { NotRegularFileError, openRegularSync, readJsonFile } from '../util/fs.ts';
 import { readJsonl, readJsonlSync } from '../util/jsonl.ts';
 import type { BodyHeader, SessionBody } from './body-format.ts';
@@ -40,8 +40,8 @@ export async function* bodyMessages(
 
 /**
  * The same messages, but a tool result stands in as `{ thread, message: undefined }`, known from its first
- * bytes and never parsed, and so does any line `parse` turns down (with no thread): for passes that read only
- * prose (the Markdown to sanitize) and count messages, as tool output is most of a body's bytes. Synchronous:
+ * bytes and never parsed, and so does any line `parse` turns down (with no thread, and a patch line among them):
+ * for passes that read only prose (the Markdown to sanitize), as tool output is most of a body's bytes. Synchronous:
  * these passes run in worker threads, which have nothing else to do meanwhile (or, for a few small bodies, on
  * the build's thread, which would only wait for them).
  */
@@ -118,6 +118,8 @@ function readHeaderSync(root: string, relative: string): SessionBody | BodyHeade
 export interface SessionPages {
   summary: SessionSummary;
   page(page: number): Session;
+  /** The session's subagents but those in `shown` (by id), with their messages. */
+  subagentsBut(shown: ReadonlySet<string>): SubagentThread[];
   digest?(page: number): string | undefined;
   hashPage?(page: number): string;
 }
@@ -142,6 +144,7 @@ export function openSessionPages(
       return {
         summary: v2.summary,
         page: (n) => paged.page(n),
+        subagentsBut: (shown) => paged.subagentsBut(shown),
         digest: (n) => paged.digest(n),
         hashPage: (n) => paged.hashPage(n),
       };
@@ -150,7 +153,11 @@ export function openSessionPages(
     }
   }
   const body = wholeBody(root, relative, header);
-  return { summary: body.summary, page: (n) => cut(body.session, n) };
+  return {
+    summary: body.summary,
+    page: (n) => cut(body.session, n),
+    subagentsBut: (shown) => body.session.subagents.filter((agent) => !shown.has(agent.agentId)),
+  };
 }
 
 /** The same, synchronously (for Astro pages). */

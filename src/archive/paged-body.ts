@@ -2,7 +2,7 @@ import { createHash, type Hash } from 'node:crypto';
 import { closeSync, openSync, readSync } from 'node:fs';
 import { applyPatch, type BodyLine, MAIN_THREAD, type MessagePatch } from '../model/body.ts';
 import type { NormalizedMessage } from '../model/message.ts';
-import type { Session } from '../model/session.ts';
+import type { Session, SubagentThread } from '../model/session.ts';
 import { archiveWarning, badArchiveLine } from './warnings.ts';
 
 const CHUNK = 1 << 20;
@@ -189,6 +189,31 @@ export class PagedBody {
       const digest = read?.digest('hex');
       if (digest !== undefined && page > 1) this.digests.set(page, digest);
       return { session: parse ? { ...this.header, messages, subagents } : undefined, digest };
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /**
+   * The session's subagents but those in `shown`, each with its messages: those whose spawning call is on no page
+   * (a subagent spawned by another subagent's call, or whose call line is damaged), which no page shows.
+   */
+  subagentsBut(shown: ReadonlySet<string>): SubagentThread[] {
+    const fd = openSync(this.file, 'r');
+    try {
+      return this.header.subagents
+        .filter((agent) => !shown.has(agent.agentId))
+        .map((agent) => ({
+          ...agent,
+          messages: (this.agentLines.get(agent.agentId) ?? []).flatMap((span) => {
+            try {
+              return [this.patched(fd, agent.agentId, readSpan(fd, span), undefined)];
+            } catch (error) {
+              archiveWarning({ file: this.file, message: `${badArchiveLine(false, error)} (at byte ${span.offset})` });
+              return [];
+            }
+          }),
+        }));
     } finally {
       closeSync(fd);
     }

@@ -7,6 +7,8 @@ import { DataDir } from '../archive/data-dir.ts';
 import { lockDataDir } from '../archive/lock.ts';
 import { recoverArchive } from '../archive/recover.ts';
 import { siteAndBase } from '../model/site-url.ts';
+import { sessionRoute } from '../model/routes.ts';
+import type { SessionSummary } from '../model/session.ts';
 import type { ShareSettings } from '../privacy/share-mode.ts';
 import type { SiteBuildOptions, SiteBuildReport } from '../site/build/build.ts';
 import type { SiteSearchOptions } from '../site/search/site-index.ts';
@@ -84,11 +86,12 @@ async function buildSiteLocked(options: BuildSiteOptions): Promise<SiteBuildResu
   // history's is tens of MB of JSON. The pages read their own (the renderer groups and, sharing, cleans them).
   const summaries = await new DataDir(options.dataDir).readSummaries();
   const { sanitized, segments, sessions } = await prerender(options.dataDir, undefined, summaries);
-  const texts = readStaleTexts(options.dataDir, summaries);
+  const withSearch = !options.share?.single;
+  const texts = withSearch ? readStaleTexts(options.dataDir, summaries) : { read: 0, left: [] };
   if (options.verbose) {
     say(
       `Markdown: ${sessions} new or changed sessions read, ${segments} segments, ${sanitized} newly sanitized; ` +
-        `search texts of ${countLabel(texts.read, 'session')} read, ${texts.left} left to the pages ` +
+        `search texts of ${countLabel(texts.read, 'session')} read, ${texts.left.length} left to the pages ` +
         `(${((Date.now() - started) / 1000).toFixed(1)}s)\n`,
     );
   }
@@ -97,7 +100,6 @@ async function buildSiteLocked(options: BuildSiteOptions): Promise<SiteBuildResu
   // The site search reads the archive's texts, not the pages: it is indexed while the pages are rendered,
   // as soon as the build knows which pages the site has. It runs after every build and re-indexes only the
   // shards whose sessions changed (none, most of the time).
-  const withSearch = !options.share?.single;
   let search: Promise<SiteSearchRun> | undefined;
   const startSearch = (outputs?: ReadonlySet<string>) => {
     search = runSiteSearch({ ...options, outputs, summaries });
@@ -115,8 +117,9 @@ async function buildSiteLocked(options: BuildSiteOptions): Promise<SiteBuildResu
       onWarning: options.onWarning,
       // Alongside a few pages only: with many, the render workers have the cores (and the memory).
       onOutputs: (outputs, toRender) => {
-        // Not while the pages still gather texts it reads: it would read those sessions itself.
-        if (withSearch && toRender <= SEARCH_ALONGSIDE_PAGES && texts.left === 0) startSearch(outputs);
+        // Not while the pages still gather texts it reads (of a session in the site): it would read them itself.
+        const gathering = texts.left.some((summary) => inSite(summary, outputs));
+        if (withSearch && toRender <= SEARCH_ALONGSIDE_PAGES && !gathering) startSearch(outputs);
       },
     });
   } catch (error) {
@@ -144,6 +147,14 @@ async function buildSiteLocked(options: BuildSiteOptions): Promise<SiteBuildResu
   }
   await mark.finish();
   return { ...report, sanitized };
+}
+
+/** Whether the site has a page of the session (not every session has, with --since/--until or a share of some). */
+function inSite(summary: SessionSummary, outputs: ReadonlySet<string>): boolean {
+  const pages = Math.max(1, summary.pageStarts?.length ?? 1);
+  for (let page = 1; page <= pages; page++)
+    if (outputs.has(path.posix.join(sessionRoute(summary.source, summary.sessionId, page), 'index.html'))) return true;
+  return false;
 }
 
 /** The site search is indexed while the pages render when at most this many are to be rendered. */

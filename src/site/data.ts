@@ -4,12 +4,19 @@ import path from 'node:path';
 import { openSessionPages, type SessionPages } from '../archive/data-dir.ts';
 import { renderMarkdown } from '../transcript/markdown.ts';
 import { RenderCache } from '../transcript/render-cache.ts';
-import { PageTextCache, type PageTextRow, pageTextRows, SessionTextWriter } from '../transcript/page-texts.ts';
+import { PageTextCache, type PageRows, pageTextRows, SessionTextWriter } from '../transcript/page-texts.ts';
 import { attachHtml } from '../transcript/render-session.ts';
 import { sessionPage } from '../transcript/session-view.ts';
 import { shareSettings } from '../privacy/share-mode.ts';
 import { shareLens } from '../privacy/share-lens.ts';
-import type { HistoryPrompt, Session, SessionHead, SessionPageContent, SessionSummary } from '../model/session.ts';
+import type {
+  HistoryPrompt,
+  Session,
+  SessionHead,
+  SessionPageContent,
+  SessionSummary,
+  SubagentThread,
+} from '../model/session.ts';
 import { SOURCE_IDS } from '../model/message.ts';
 import { groupProjects } from '../model/project.ts';
 import { cachedProbe } from '../insights/repository.ts';
@@ -138,7 +145,7 @@ function renderCache(): RenderCache | undefined {
 }
 
 /** Where a session's pages are read from: its summary, or the head its later pages are made from. */
-export type PageSource = Pick<SessionHead, 'body' | 'pageStarts'>;
+export type PageSource = Pick<SessionHead, 'id' | 'body' | 'pageStarts'>;
 
 /**
  * One page of a session (1-based; a session of one page is all of it), its Markdown rendered: read when
@@ -150,21 +157,14 @@ export function loadSessionPage(source: PageSource, page: number): SessionPageCo
   const read = readPage(source, page);
   const { content } = read;
   if (page > 1) keepDigest(read, page);
-  // The page's search texts, for the session's Markdown export rendered next (see keepPageMarkdown).
-  lastPageRows = shareSettings()?.single
-    ? undefined
-    : { key: pagesKey(source), page, rows: rowsOf(source, page, content) };
+  // The page's search texts, for the session's Markdown export rendered next (see keepPageMarkdown), when it is to
+  // gather them.
+  lastPageRows = textsWanted(source) ? { key: pagesKey(source), page, rows: rowsOf(source, page, content) } : undefined;
   const rendered = renderCache();
   const store = rendered && { get: (markdown: string) => rendered.get(markdown) };
   attachHtml(content, (text) => renderMarkdown(text, store));
   const share = shareSettings();
   return share ? shareLens(share).page(content) : content;
-}
-
-/** Rows of the site search's texts of one page (see pageTextRows). */
-export interface PageRows {
-  main: PageTextRow[];
-  subagents: PageTextRow[];
 }
 
 function rowsOf(source: PageSource, page: number, content: SessionPageContent): PageRows {
@@ -173,27 +173,52 @@ function rowsOf(source: PageSource, page: number, content: SessionPageContent): 
 
 let lastPageRows: { key: string; page: number; rows: PageRows } | undefined;
 
-/** A session page as loadSessionPage reads it, without its Markdown rendered (for the session's Markdown), and
- * its search texts (made before the share lens: the site search's writer applies it). */
-export function loadSessionPageText(source: PageSource, page: number): { content: SessionPageContent; rows: PageRows } {
+/** A session page as loadSessionPage reads it, without its Markdown rendered (for the session's Markdown), and,
+ * `withRows`, its search texts (made before the share lens: the site search's writer applies it). */
+export function loadSessionPageText(
+  source: PageSource,
+  page: number,
+  withRows: boolean,
+): { content: SessionPageContent; rows?: PageRows } {
   const { content } = readPage(source, page);
-  const rows = rowsOf(source, page, content);
+  const rows = withRows ? rowsOf(source, page, content) : undefined;
   const share = shareSettings();
   return { content: share ? shareLens(share).page(content) : content, rows };
 }
 
+/** The body stamp to gather a session's search texts at, when the cache does not have them for its body as it is. */
+function staleTextsStamp(source: PageSource): string | undefined {
+  const root = dataDir();
+  if (!root || shareSettings()?.single) return undefined;
+  const stamp = bodyStamp(root, source.body);
+  if (stamp === undefined || textCache()?.stampOf(source.id) === stamp) return undefined;
+  return stamp;
+}
+
+/** Whether the session's pages make their search texts for its Markdown export (asked once a session). */
+function textsWanted(source: PageSource): boolean {
+  const key = pagesKey(source);
+  if (wanted?.key !== key) wanted = { key, value: staleTextsStamp(source) !== undefined && textCache() !== undefined };
+  return wanted.value;
+}
+
+let wanted: { key: string; value: boolean } | undefined;
+
 /**
  * Where the session's Markdown export puts the site search's texts of the session as it reads its pages, when the
  * cache does not have them for the body as it is: with the body's stamp, to finish with. The export reads every
- * page of a session whose body changed, so a first build reads each body once.
+ * page of a session whose body changed (those rendered just before it in the same worker, from what they kept), so
+ * the pages need not read it before.
  */
-export function sessionTextWriter(summary: SessionSummary): { writer: SessionTextWriter; stamp: string } | undefined {
-  const root = dataDir();
-  if (!root || shareSettings()?.single) return undefined;
-  const stamp = bodyStamp(root, summary.body);
+export function sessionTextWriter(source: PageSource): { writer: SessionTextWriter; stamp: string } | undefined {
+  const stamp = staleTextsStamp(source);
   const cache = textCache();
-  if (stamp === undefined || !cache || cache.stampOf(summary.id) === stamp) return undefined;
-  return { writer: new SessionTextWriter(cache, summary.id), stamp };
+  return stamp === undefined || !cache ? undefined : { writer: new SessionTextWriter(cache, source.id), stamp };
+}
+
+/** The session's subagents that none of its pages shows (see SessionPages.subagentsBut). */
+export function unshownSubagents(source: PageSource, shown: ReadonlySet<string>): SubagentThread[] {
+  return openedPages(source).pages.subagentsBut(shown);
 }
 
 let texts: { root: string; value: PageTextCache | undefined } | undefined;
@@ -350,7 +375,7 @@ export function keepPageMarkdown(summary: PageSource, page: number, timeZone: st
   keptMarkdown.pages.set(page, { markdown: items, rows });
   for (const item of items) keptMarkdown.chars += item.length;
   for (const row of rows?.main ?? []) keptMarkdown.chars += row.text.length;
-  for (const row of rows?.subagents ?? []) keptMarkdown.chars += row.text.length;
+  for (const [, agentRows] of rows?.subagents ?? []) for (const row of agentRows) keptMarkdown.chars += row.text.length;
 }
 
 /** A page's Markdown kept by keepPageMarkdown, if it was, and its search texts if they were. */

@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { openSessionPages } from '../archive/data-dir.ts';
 import { projectName } from '../model/project.ts';
 import type { NormalizedMessage } from '../model/message.ts';
-import type { SessionSummary, SessionThreads } from '../model/session.ts';
+import type { SessionSummary, SessionThreads, SubagentThread } from '../model/session.ts';
 import { searchableTexts } from '../model/search-text.ts';
 import type { SectionKind } from './page-record.ts';
 import { sessionPage } from './session-view.ts';
@@ -32,27 +32,31 @@ export function sessionAbout(summary: SessionSummary): string {
   return [ownTitle, projectName(summary.cwd), summary.cwd].filter(Boolean).join('\n');
 }
 
+/** One page's rows: its main thread's, and each subagent's that the page shows (by its id). */
+export interface PageRows {
+  main: PageTextRow[];
+  subagents: [agentId: string, rows: PageTextRow[]][];
+}
+
 /**
  * The prompts and answers of one session page, as the site search finds them on it: its main-thread messages
  * (the first at index `start`), and the messages of the subagents the page shows, each anchored to the call on
  * the page that started it (or to none). Made from the page as read for it (patches applied, before any share
  * lens), by whoever reads it anyway: the session's Markdown export in the site build, or readSessionTexts.
  */
-export function pageTextRows(
-  content: SessionThreads,
-  start: number,
-): { main: PageTextRow[]; subagents: PageTextRow[] } {
+export function pageTextRows(content: SessionThreads, start: number): PageRows {
   const main: PageTextRow[] = [];
   const callIndex = new Map<string, number>();
   content.messages.forEach((message, i) => {
     if (message.tool_call && message.source_type !== 'tool_result') callIndex.set(message.tool_call.call_id, start + i);
     addRows(main, message, start + i);
   });
-  const subagents: PageTextRow[] = [];
-  for (const agent of content.subagents) {
+  const subagents: [string, PageTextRow[]][] = content.subagents.map((agent) => {
     const at = agent.parentCallId === undefined ? null : (callIndex.get(agent.parentCallId) ?? null);
-    for (const message of agent.messages) addRows(subagents, message, at);
-  }
+    const rows: PageTextRow[] = [];
+    for (const message of agent.messages) addRows(rows, message, at);
+    return [agent.agentId, rows];
+  });
   return { main, subagents };
 }
 
@@ -66,19 +70,30 @@ function addRows(rows: PageTextRow[], message: NormalizedMessage, index: number 
 
 /**
  * Gathers a session's rows a page at a time, in page order; the main thread's leave in parts (takeMain), so a
- * huge session's texts are never all in memory, and its subagents' at the end.
+ * huge session's texts are never all in memory, and its subagents' at the end: each subagent's once (as shown on
+ * the last page that shows it), and then those no page shows (`addUnshown`), anchored to no message.
  */
 export class SessionTextCollector {
   private main: PageTextRow[] = [];
   private mainChars = 0;
-  private readonly subagents: PageTextRow[] = [];
+  private readonly subagents = new Map<string, PageTextRow[]>();
 
-  addPage(rows: { main: PageTextRow[]; subagents: PageTextRow[] }): void {
+  addPage(rows: PageRows): void {
     for (const row of rows.main) {
       this.main.push(row);
       this.mainChars += row.text.length;
     }
-    this.subagents.push(...rows.subagents);
+    for (const [agentId, agentRows] of rows.subagents) this.subagents.set(agentId, agentRows);
+  }
+
+  /** The subagents the pages so far showed, by id. */
+  shown(): ReadonlySet<string> {
+    return new Set(this.subagents.keys());
+  }
+
+  /** The subagents no page shows, with their messages (see SessionPages.subagentsBut). */
+  addUnshown(subagents: SubagentThread[]): void {
+    this.addPage(pageTextRows({ messages: [], subagents }, 0));
   }
 
   /**
@@ -94,7 +109,7 @@ export class SessionTextCollector {
   }
 
   subagentRows(): PageTextRow[] {
-    return this.subagents;
+    return [...this.subagents.values()].flat();
   }
 }
 
@@ -124,6 +139,7 @@ export function readSessionTexts(dataDir: string, source: TextSource): SessionTe
     const part = collector.takeMain(TEXT_PART_CHARS);
     if (part) main.push(part);
   }
+  if (pages) collector.addUnshown(pages.subagentsBut(collector.shown()));
   const rest = collector.takeMain(0);
   // Part 0 always, even empty: it starts the session's texts afresh (see putPart).
   if (rest || main.length === 0) main.push(rest ?? []);
@@ -144,13 +160,15 @@ export class SessionTextWriter {
     private readonly key: string,
   ) {}
 
-  addPage(rows: { main: PageTextRow[]; subagents: PageTextRow[] }): void {
+  addPage(rows: PageRows): void {
     this.collector.addPage(rows);
     const part = this.collector.takeMain(TEXT_PART_CHARS);
     if (part) this.cache.putPart(this.key, this.part++, textPart(part));
   }
 
-  finish(stamp: string | undefined): void {
+  /** Once every page is in: the subagents none of them showed are asked of `unshown`, and the texts written whole. */
+  finish(stamp: string | undefined, unshown: (shown: ReadonlySet<string>) => SubagentThread[]): void {
+    this.collector.addUnshown(unshown(this.collector.shown()));
     const rest = textPart(this.collector.takeMain(0) ?? []);
     this.cache.putLast(this.key, this.part, rest, textPart(this.collector.subagentRows()), stamp);
   }
@@ -160,10 +178,10 @@ export class SessionTextWriter {
 export { bodyStamp } from '../archive/stamps.ts';
 
 /**
- * A part of a session's texts as the cache keeps it: its rows as UTF-8 JSON, encoded where they were gathered.
- * A worker's part goes to the thread that writes the cache as these bytes, transferred: sent as rows, a 2 GB
- * session's texts (~150 MB of JSON) arrived there as objects, made into strings again, all of it garbage in that
- * thread's heap until a full collection (780 MB of it, 125 MB live, in the site build's first minutes).
+ * A part of a session's texts as the cache keeps it: its rows as UTF-8 JSON, encoded where they were gathered and
+ * stored as those bytes. (When a worker sent its parts to the build's own thread as rows, a 2 GB session's texts,
+ * ~150 MB of JSON, arrived there as objects, made into strings again, all of it garbage in that thread's heap until
+ * a full collection: 780 MB of it, 125 MB live, in the site build's first minutes.)
  */
 export interface TextPart {
   json: Uint8Array;
@@ -253,10 +271,14 @@ export class PageTextCache {
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = OFF');
-    if (this.db.pragma('user_version', { simple: true }) !== TEXT_CACHE_VERSION) {
-      this.db.exec('DROP TABLE IF EXISTS texts; DROP TABLE IF EXISTS stamps');
-      this.db.pragma(`user_version = ${TEXT_CACHE_VERSION}`);
-    }
+    // Checked and emptied in one write transaction: the build and its render workers open the cache at once.
+    this.db
+      .transaction(() => {
+        if (this.db.pragma('user_version', { simple: true }) === TEXT_CACHE_VERSION) return;
+        this.db.exec('DROP TABLE IF EXISTS texts; DROP TABLE IF EXISTS stamps');
+        this.db.pragma(`user_version = ${TEXT_CACHE_VERSION}`);
+      })
+      .immediate();
     // The stamp is not a column of `texts`: setting it there rewrote every row, and a row's bytes are most of
     // the file, so a first build wrote the file six times over.
     this.db.exec(

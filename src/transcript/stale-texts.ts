@@ -11,7 +11,7 @@ export interface StaleTextsReport {
   /** Sessions whose texts were read now. */
   read: number;
   /** Sessions whose texts are left to the pages' build (the sessions' Markdown export gathers them). */
-  left: number;
+  left: SessionSummary[];
 }
 
 /**
@@ -31,9 +31,11 @@ export function readStaleTexts(dataDir: string, summaries: readonly SessionSumma
       if (stamp !== undefined && known.get(summary.id)?.stamp !== stamp) stale.push({ summary, stamp });
     }
     const bytes = stale.reduce((n, { stamp }) => n + stampedBytes(stamp), 0);
-    if (stale.length > BEFORE_PAGES_BODIES || bytes > BEFORE_PAGES_BYTES) return { read: 0, left: stale.length };
+    if (stale.length > BEFORE_PAGES_BODIES || bytes > BEFORE_PAGES_BYTES) {
+      return { read: 0, left: stale.map(({ summary }) => summary) };
+    }
     for (const { summary, stamp } of stale) cache.put(summary.id, stamp, readSessionTexts(dataDir, summary));
-    return { read: stale.length, left: 0 };
+    return { read: stale.length, left: [] };
   } finally {
     cache.close();
   }

@@ -1,5 +1,6 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { collect } from '../../src/collect/collect.ts';
 import { DataDir } from '../../src/archive/data-dir.ts';
@@ -10,6 +11,8 @@ import { PageTextCache, readSessionTexts } from '../../src/transcript/page-texts
 import { RenderCache } from '../../src/transcript/render-cache.ts';
 import { markdownSegments } from '../../src/transcript/render-session.ts';
 import { readStaleTexts } from '../../src/transcript/stale-texts.ts';
+import { searchIndexPath } from '../../src/search/store.ts';
+import { ensureSearchIndex } from '../../src/search/sync.ts';
 import { copyFixtureHome, SESSION, tempDir } from '../helpers/paths.ts';
 import { writeTurns } from '../helpers/transcripts.ts';
 
@@ -44,6 +47,37 @@ async function markdownTexts(dataDir: string): Promise<string[]> {
 }
 
 const LONG_SESSION = 'cafe0000-0000-4000-8000-000000000029';
+const AGENT = 'b0b0b0b0b0b0b0b0b';
+
+/** A Claude Code subagent of the session whose transcript is `transcript`, started by the call `callId`. */
+async function writeSubagent(transcript: string, callId: string): Promise<void> {
+  const dir = path.join(transcript.replace(/\.jsonl$/, ''), 'subagents');
+  await fs.mkdir(dir, { recursive: true });
+  await fs.writeFile(
+    path.join(dir, `agent-${AGENT}.meta.json`),
+    JSON.stringify({ agentType: 'Explore', description: 'Look around', toolUseId: callId }),
+  );
+  const common = { isSidechain: true, cwd: '/home/alice/work/long', sessionId: LONG_SESSION, agentId: AGENT };
+  const lines = [
+    { ...common, parentUuid: null, type: 'user', uuid: 'sa-1', timestamp: '2026-03-06T09:30:00.000Z' },
+    { ...common, parentUuid: 'sa-1', type: 'assistant', uuid: 'sa-2', timestamp: '2026-03-06T09:30:05.000Z' },
+  ].map((line, i) =>
+    JSON.stringify({
+      ...line,
+      message:
+        i === 0
+          ? { role: 'user', content: 'subagent task: look around' }
+          : {
+              id: 'msg_sa',
+              role: 'assistant',
+              model: 'claude-sonnet-4-5',
+              content: [{ type: 'text', text: 'subagent answer: nothing there' }],
+              usage: { input_tokens: 1, output_tokens: 1 },
+            },
+    }),
+  );
+  await fs.writeFile(path.join(dir, `agent-${AGENT}.jsonl`), `${lines.join('\n')}\n`);
+}
 
 describe("a site build's search texts and sanitized HTML", { timeout: 300_000 }, () => {
   it('are gathered by the pages in a first build as the archive holds them, and read before the pages for a few changed sessions', async () => {
@@ -56,18 +90,20 @@ describe("a site build's search texts and sanitized HTML", { timeout: 300_000 },
       'pre-1',
       'Raw HTML: <details><summary>more</summary>hidden</details> and ![img](https://x.example/i.png)',
     );
-    // A session of several pages: 800 messages.
-    await writeTurns(home, LONG_SESSION, 400, '2026-03-06T09:00:00.000Z', (t) => ({
+    // A session of several pages: 800 messages, and a subagent whose call is on none of them.
+    const transcript = await writeTurns(home, LONG_SESSION, 400, '2026-03-06T09:00:00.000Z', (t) => ({
       prompt: `question ${t}`,
       answer: `answer ${t}`,
     }));
+    await writeSubagent(transcript, 'toolu_on_no_page');
     await run(home, dataDir);
     const summaries = await new DataDir(dataDir).readSummaries();
     const long = summaries.find((s) => s.sessionId === LONG_SESSION)!;
     expect(long.pageStarts!.length).toBeGreaterThan(1);
 
     // No texts yet, for more sessions than are read before the pages: all are left to them.
-    expect(readStaleTexts(dataDir, summaries)).toEqual({ read: 0, left: summaries.length });
+    const before = readStaleTexts(dataDir, summaries);
+    expect([before.read, before.left.map((s) => s.id).sort()]).toEqual([0, summaries.map((s) => s.id).sort()]);
     await buildSite({ dataDir, outDir, timeZone: 'UTC', onWarning: () => {} });
 
     const texts = new PageTextCache(dataDir, { readonly: true });
@@ -80,6 +116,11 @@ describe("a site build's search texts and sanitized HTML", { timeout: 300_000 },
         expect(texts.subagentRows(summary.id), summary.id).toEqual(read.subagents);
       }
       expect(summaries.some((s) => texts.subagentRows(s.id).length > 0)).toBe(true);
+      // The subagent no page shows is found too, anchored to no message, as the command line's index has it.
+      expect(texts.subagentRows(long.id).map((r) => [r.index, r.kind, r.text])).toEqual([
+        [null, 'prompt', 'subagent task: look around'],
+        [null, 'answer', 'subagent answer: nothing there'],
+      ]);
       // Each page's rows anchored where the page puts its messages: turn t's prompt is message 2t.
       const rows = [...texts.mainRows(long.id)].flat();
       expect(rows.map((r) => [r.index, r.kind, r.text])).toEqual(
@@ -88,6 +129,25 @@ describe("a site build's search texts and sanitized HTML", { timeout: 300_000 },
           [2 * t + 1, 'answer', `answer ${t}`],
         ]).flat(),
       );
+      // And they are what the command line's search index holds, which is made another way (whole bodies).
+      await ensureSearchIndex(dataDir);
+      const db = new Database(searchIndexPath(dataDir), { readonly: true });
+      try {
+        const indexed = db.prepare(
+          'SELECT m.ts, m.kind, m.message_index AS i, m.text FROM messages m JOIN sessions s ON s.id = m.session ' +
+            "WHERE s.key = ? AND m.kind IN ('prompt', 'answer')",
+        );
+        for (const summary of summaries) {
+          const rows = [...[...texts.mainRows(summary.id)].flat(), ...texts.subagentRows(summary.id)];
+          const gathered = rows.map((r) => `${r.ts || summary.startedAt}|${r.kind}|${r.index}|${r.text}`).sort();
+          const fromIndex = (indexed.all(summary.id) as { ts: string; kind: string; i: number | null; text: string }[])
+            .map((r) => `${r.ts}|${r.kind}|${r.i}|${r.text}`)
+            .sort();
+          expect(gathered, summary.id).toEqual(fromIndex);
+        }
+      } finally {
+        db.close();
+      }
     } finally {
       texts.close();
     }
@@ -106,13 +166,13 @@ describe("a site build's search texts and sanitized HTML", { timeout: 300_000 },
     }
 
     // Nothing changed: nothing to read.
-    expect(readStaleTexts(dataDir, summaries)).toEqual({ read: 0, left: 0 });
+    expect(readStaleTexts(dataDir, summaries)).toEqual({ read: 0, left: [] });
 
     // One session grew: it is read before the pages, with its new answer.
     await answer(home, 'pre-2', 'Another: <kbd>Ctrl</kbd>+<kbd>C</kbd>');
     await run(home, dataDir);
     const grown = await new DataDir(dataDir).readSummaries();
-    expect(readStaleTexts(dataDir, grown)).toEqual({ read: 1, left: 0 });
+    expect(readStaleTexts(dataDir, grown)).toEqual({ read: 1, left: [] });
     const after = new PageTextCache(dataDir, { readonly: true });
     try {
       const session = grown.find((s) => s.sessionId === SESSION.E)!;

@@ -171,10 +171,10 @@ describe("a session's search texts in parts", () => {
       [10, 'prompt', 'go'],
       [12, 'answer', 'done'],
     ]);
-    expect(rows.subagents.map((r) => [r.index, r.text])).toEqual([
-      [11, 'from a'],
-      [null, 'from b'],
-      [null, 'from c'],
+    expect(rows.subagents.map(([agent, [row]]) => [agent, row!.index, row!.text])).toEqual([
+      ['a', 11, 'from a'],
+      ['b', null, 'from b'],
+      ['c', null, 'from c'],
     ]);
   });
 
