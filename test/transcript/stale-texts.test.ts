@@ -2,49 +2,18 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { collect } from '../../src/collect/collect.ts';
 import { DataDir } from '../../src/archive/data-dir.ts';
 import { bodyStamp } from '../../src/archive/stamps.ts';
 import { buildSite } from '../../src/cli/build-site.ts';
 import { isSelfSanitized, renderUnsanitized, sanitizeHtml } from '../../src/transcript/markdown.ts';
 import { PageTextCache, readSessionTexts } from '../../src/transcript/page-texts.ts';
 import { RenderCache } from '../../src/transcript/render-cache.ts';
-import { markdownSegments } from '../../src/transcript/render-session.ts';
 import { readStaleTexts } from '../../src/transcript/stale-texts.ts';
 import { searchIndexPath } from '../../src/search/store.ts';
 import { ensureSearchIndex } from '../../src/search/sync.ts';
 import { copyFixtureHome, SESSION, tempDir } from '../helpers/paths.ts';
+import { appendAnswer, collectHome, markdownTexts } from '../helpers/markdown-home.ts';
 import { writeTurns } from '../helpers/transcripts.ts';
-
-async function run(home: string, dataDir: string) {
-  return collect({ home, env: {}, dataDir, sourceOptions: { explicitHome: 'true' } });
-}
-
-/** Appends one answer to a fixture transcript. */
-async function answer(home: string, uuid: string, text: string): Promise<void> {
-  const file = path.join(home, '.claude', 'projects', '-home-alice-work-webapp', `${SESSION.E}.jsonl`);
-  const last = JSON.parse((await fs.readFile(file, 'utf8')).trim().split('\n').pop()!);
-  const record = {
-    ...last,
-    type: 'assistant',
-    uuid,
-    parentUuid: last.uuid,
-    timestamp: '2026-03-05T08:20:00.000Z',
-    message: { ...last.message, role: 'assistant', id: `msg_${uuid}`, content: [{ type: 'text', text }] },
-  };
-  await fs.appendFile(file, `${JSON.stringify(record)}\n`);
-}
-
-/** Every Markdown text of the archive, read whole (the slow way, to check the fast one). */
-async function markdownTexts(dataDir: string): Promise<string[]> {
-  const data = new DataDir(dataDir);
-  const texts: string[] = [];
-  for (const summary of await data.readSummaries()) {
-    const body = await data.readBody(summary.body);
-    for (const segment of markdownSegments(body!.session)) texts.push(segment.text);
-  }
-  return texts;
-}
 
 const LONG_SESSION = 'cafe0000-0000-4000-8000-000000000029';
 const AGENT = 'b0b0b0b0b0b0b0b0b';
@@ -85,7 +54,7 @@ describe("a site build's search texts and sanitized HTML", { timeout: 300_000 },
     const root = await tempDir('stale-texts');
     const dataDir = path.join(root, 'data');
     const outDir = path.join(root, 'out');
-    await answer(
+    await appendAnswer(
       home,
       'pre-1',
       'Raw HTML: <details><summary>more</summary>hidden</details> and ![img](https://x.example/i.png)',
@@ -96,7 +65,7 @@ describe("a site build's search texts and sanitized HTML", { timeout: 300_000 },
       answer: `answer ${t}`,
     }));
     await writeSubagent(transcript, 'toolu_on_no_page');
-    await run(home, dataDir);
+    await collectHome(home, dataDir);
     const summaries = await new DataDir(dataDir).readSummaries();
     const long = summaries.find((s) => s.sessionId === LONG_SESSION)!;
     expect(long.pageStarts!.length).toBeGreaterThan(1);
@@ -169,8 +138,8 @@ describe("a site build's search texts and sanitized HTML", { timeout: 300_000 },
     expect(readStaleTexts(dataDir, summaries)).toEqual({ read: 0, left: [] });
 
     // One session grew: it is read before the pages, with its new answer.
-    await answer(home, 'pre-2', 'Another: <kbd>Ctrl</kbd>+<kbd>C</kbd>');
-    await run(home, dataDir);
+    await appendAnswer(home, 'pre-2', 'Another: <kbd>Ctrl</kbd>+<kbd>C</kbd>');
+    await collectHome(home, dataDir);
     const grown = await new DataDir(dataDir).readSummaries();
     expect(readStaleTexts(dataDir, grown)).toEqual({ read: 1, left: [] });
     const after = new PageTextCache(dataDir, { readonly: true });
