@@ -7,8 +7,6 @@ import { DataDir } from '../archive/data-dir.ts';
 import { lockDataDir } from '../archive/lock.ts';
 import { recoverArchive } from '../archive/recover.ts';
 import { siteAndBase } from '../model/site-url.ts';
-import { sessionRoute } from '../model/routes.ts';
-import type { SessionSummary } from '../model/session.ts';
 import type { ShareSettings } from '../privacy/share-mode.ts';
 import type { SiteBuildOptions, SiteBuildReport } from '../site/build/build.ts';
 import type { SiteSearchOptions } from '../site/search/site-index.ts';
@@ -75,6 +73,7 @@ export async function buildSite(options: BuildSiteOptions): Promise<SiteBuildRes
 async function buildSiteLocked(options: BuildSiteOptions): Promise<SiteBuildResult> {
   const { prerender } = await import('../transcript/prerender.ts');
   const { readStaleTexts } = await import('../transcript/stale-texts.ts');
+  const { pagesInSite } = await import('../site/search/site-records.ts');
   const started = Date.now();
   const say = options.say ?? ((line: string) => process.stderr.write(line));
   const { markBuildStarted } = await import('../site/build/unfinished.ts');
@@ -118,7 +117,7 @@ async function buildSiteLocked(options: BuildSiteOptions): Promise<SiteBuildResu
       // Alongside a few pages only: with many, the render workers have the cores (and the memory).
       onOutputs: (outputs, toRender) => {
         // Not while the pages still gather texts it reads (of a session in the site): it would read them itself.
-        const gathering = texts.left.some((summary) => inSite(summary, outputs));
+        const gathering = texts.left.some((s) => pagesInSite(s, false, (file) => outputs.has(file)).length > 0);
         if (withSearch && toRender <= SEARCH_ALONGSIDE_PAGES && !gathering) startSearch(outputs);
       },
     });
@@ -147,14 +146,6 @@ async function buildSiteLocked(options: BuildSiteOptions): Promise<SiteBuildResu
   }
   await mark.finish();
   return { ...report, sanitized };
-}
-
-/** Whether the site has a page of the session (not every session has, with --since/--until or a share of some). */
-function inSite(summary: SessionSummary, outputs: ReadonlySet<string>): boolean {
-  const pages = Math.max(1, summary.pageStarts?.length ?? 1);
-  for (let page = 1; page <= pages; page++)
-    if (outputs.has(path.posix.join(sessionRoute(summary.source, summary.sessionId, page), 'index.html'))) return true;
-  return false;
 }
 
 /** The site search is indexed while the pages render when at most this many are to be rendered. */

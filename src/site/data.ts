@@ -9,14 +9,7 @@ import { attachHtml } from '../transcript/render-session.ts';
 import { sessionPage } from '../transcript/session-view.ts';
 import { shareSettings } from '../privacy/share-mode.ts';
 import { shareLens } from '../privacy/share-lens.ts';
-import type {
-  HistoryPrompt,
-  Session,
-  SessionHead,
-  SessionPageContent,
-  SessionSummary,
-  SubagentThread,
-} from '../model/session.ts';
+import type { HistoryPrompt, Session, SessionHead, SessionPageContent, SessionSummary } from '../model/session.ts';
 import { SOURCE_IDS } from '../model/message.ts';
 import { groupProjects } from '../model/project.ts';
 import { cachedProbe } from '../insights/repository.ts';
@@ -206,19 +199,14 @@ let wanted: { key: string; value: boolean } | undefined;
 
 /**
  * Where the session's Markdown export puts the site search's texts of the session as it reads its pages, when the
- * cache does not have them for the body as it is: with the body's stamp, to finish with. The export reads every
- * page of a session whose body changed (those rendered just before it in the same worker, from what they kept), so
- * the pages need not read it before.
+ * cache does not have them for the body as it is. The export reads every page of a session whose body changed
+ * (those rendered just before it in the same worker, from what they kept), so the pages need not read it before.
  */
-export function sessionTextWriter(source: PageSource): { writer: SessionTextWriter; stamp: string } | undefined {
+export function sessionTextWriter(source: PageSource): SessionTextWriter | undefined {
   const stamp = staleTextsStamp(source);
   const cache = textCache();
-  return stamp === undefined || !cache ? undefined : { writer: new SessionTextWriter(cache, source.id), stamp };
-}
-
-/** The session's subagents that none of its pages shows (see SessionPages.subagentsBut). */
-export function unshownSubagents(source: PageSource, shown: ReadonlySet<string>): SubagentThread[] {
-  return openedPages(source).pages.subagentsBut(shown);
+  if (stamp === undefined || !cache) return undefined;
+  return new SessionTextWriter(cache, source.id, stamp, (shown) => openedPages(source).pages.subagentsBut(shown));
 }
 
 let texts: { root: string; value: PageTextCache | undefined } | undefined;

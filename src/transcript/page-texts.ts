@@ -155,9 +155,12 @@ export class SessionTextWriter {
   private readonly collector = new SessionTextCollector();
   private part = 0;
 
+  /** `unshown` gives the session's subagents but those shown (see SessionPages.subagentsBut). */
   constructor(
     private readonly cache: PageTextCache,
     private readonly key: string,
+    private readonly stamp: string,
+    private readonly unshown: (shown: ReadonlySet<string>) => SubagentThread[],
   ) {}
 
   addPage(rows: PageRows): void {
@@ -166,11 +169,11 @@ export class SessionTextWriter {
     if (part) this.cache.putPart(this.key, this.part++, textPart(part));
   }
 
-  /** Once every page is in: the subagents none of them showed are asked of `unshown`, and the texts written whole. */
-  finish(stamp: string | undefined, unshown: (shown: ReadonlySet<string>) => SubagentThread[]): void {
-    this.collector.addUnshown(unshown(this.collector.shown()));
+  /** Once every page is in: the subagents none of them showed are added, and the texts written whole. */
+  finish(): void {
+    this.collector.addUnshown(this.unshown(this.collector.shown()));
     const rest = textPart(this.collector.takeMain(0) ?? []);
-    this.cache.putLast(this.key, this.part, rest, textPart(this.collector.subagentRows()), stamp);
+    this.cache.putLast(this.key, this.part, rest, textPart(this.collector.subagentRows()), this.stamp);
   }
 }
 

@@ -65,6 +65,20 @@ export interface RecordOptions {
   clean?: (text: string) => string;
 }
 
+/** The pages of a session that the site has (`has` a page's file): not every session has its pages in every
+ * build (--since/--until, a share of some sessions). */
+export function pagesInSite(
+  summary: Pick<SessionSummary, 'source' | 'sessionId' | 'pageStarts'>,
+  single: boolean,
+  has: (file: string) => boolean,
+): number[] {
+  const count = single ? 1 : Math.max(1, summary.pageStarts?.length ?? 1);
+  const pages: number[] = [];
+  for (let page = 1; page <= count; page++)
+    if (has(path.posix.join(sessionRoute(summary.source, summary.sessionId, page), 'index.html'))) pages.push(page);
+  return pages;
+}
+
 /** Every archived session that has at least one page in this build, oldest first. */
 export function siteSessions(
   dataDir: string,
@@ -78,13 +92,9 @@ export function siteSessions(
   for (const summary of [...summaries].sort(
     (a, b) => a.startedAt.localeCompare(b.startedAt) || a.id.localeCompare(b.id),
   )) {
-    const count = single ? 1 : Math.max(1, summary.pageStarts?.length ?? 1);
-    const pages: number[] = [];
-    for (let page = 1; page <= count; page++) {
-      // Not every session has its pages in every build (--since/--until, a share of some sessions).
-      const file = path.posix.join(sessionRoute(summary.source, summary.sessionId, page), 'index.html');
-      if (outputs ? outputs.has(file) : existsSync(path.join(outDir, file))) pages.push(page);
-    }
+    const pages = pagesInSite(summary, single, (file) =>
+      outputs ? outputs.has(file) : existsSync(path.join(outDir, file)),
+    );
     const stamp = bodyStamp(dataDir, summary.body);
     if (pages.length === 0 || !stamp) continue;
     const messages = statSync(data.messagesPath(summary.body), { throwIfNoEntry: false });

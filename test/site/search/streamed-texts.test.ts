@@ -4,7 +4,13 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import type { NormalizedMessage } from '../../../src/model/message.ts';
-import { messageRange, sessionRecords, siteEntries, type SiteSession } from '../../../src/site/search/site-records.ts';
+import {
+  messageRange,
+  pagesInSite,
+  sessionRecords,
+  siteEntries,
+  type SiteSession,
+} from '../../../src/site/search/site-records.ts';
 import {
   PageTextCache,
   type PageTextRow,
@@ -366,5 +372,14 @@ describe("a session's search texts in parts", () => {
         expect(record!.page.filters.month!.sort(), `${ts} in ${timeZone}`).toEqual([...new Set(expected)].sort());
       }
     }
+  });
+
+  it("a session's pages in the site are those whose files the build has (with --since, a share of some: none)", () => {
+    const has = (files: string[]) => (file: string) => files.includes(file);
+    const page2 = 'sessions/claude-code/s1/page/2/index.html';
+    expect(pagesInSite(session, false, has([page2, 'sessions/claude-code/s1/page/3/index.html']))).toEqual([2, 3]);
+    expect(pagesInSite(session, false, has([]))).toEqual([]);
+    // A single-page share has page 1 only, whatever pages the session has.
+    expect(pagesInSite(session, true, has(['sessions/claude-code/s1/index.html', page2]))).toEqual([1]);
   });
 });

@@ -3,7 +3,7 @@ import { idToPathSegment } from '../../../../model/ids.ts';
 import type { SessionSummary } from '../../../../model/session.ts';
 import { sessionMarkdown, sessionPageMarkdown } from '../../../../transcript/session-markdown.ts';
 import { siteIndexes } from '../../../collections.ts';
-import { keptPageMarkdown, loadSessionPageText, sessionTextWriter, unshownSubagents } from '../../../data.ts';
+import { keptPageMarkdown, loadSessionPageText, sessionTextWriter } from '../../../data.ts';
 import { pagePlace } from '../../../../transcript/session-view.ts';
 import { shareSettings } from '../../../../privacy/share-mode.ts';
 import { gzipForSite, gzipTextsForSite } from '../../../../util/gzip.ts';
@@ -37,12 +37,12 @@ export const GET: APIRoute = async ({ props }) => {
     for (let page = 1; page <= starts.length; page++) {
       const kept = keptPageMarkdown(summary, page, timeZone);
       if (kept && (!texts || kept.rows)) {
-        if (kept.rows) texts?.writer.addPage(kept.rows);
+        if (kept.rows) texts?.addPage(kept.rows);
         yield kept.markdown;
         continue;
       }
       const { content, rows } = loadSessionPageText(summary, page, texts !== undefined);
-      if (rows) texts?.writer.addPage(rows);
+      if (rows) texts?.addPage(rows);
       yield (
         kept?.markdown ??
         sessionPageMarkdown(content, pagePlace(starts, summary.pagePrompts, page), {
@@ -50,7 +50,7 @@ export const GET: APIRoute = async ({ props }) => {
         })
       );
     }
-    texts?.writer.finish(texts.stamp, (shown) => unshownSubagents(summary, shown));
+    texts?.finish();
   }
   const pieces = sessionMarkdown(summary, pages(), { timeZone });
   // Most sessions' Markdown is a few MB at most: gzipped in one call, which costs half of streaming it through
