@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
+import { writeFileAtomic } from '../../util/fs.ts';
 import { sweepTemporaryFiles } from '../../util/temp-files.ts';
 
 export interface BuildMark {
@@ -23,11 +24,11 @@ export async function markBuildStarted(dataDir: string, outDir: string): Promise
   const folder = path.join(dataDir, 'cache', 'site-build');
   const out = path.resolve(outDir);
   const mark = path.join(folder, `${createHash('sha256').update(out).digest('hex').slice(0, 16)}${MARK}`);
-  await forgetGoneSites(folder);
+  await forgetGoneSites(folder, mark);
   const left = existsSync(mark);
   const { removed, kept } = left ? await sweepTemporaryFiles(out) : { removed: 0, kept: 0 };
-  await fs.mkdir(folder, { recursive: true });
-  await fs.writeFile(mark, `${JSON.stringify({ pid: process.pid, outDir: out })}\n`);
+  // Whole or not at all: a build killed as it wrote its mark must still leave one the next build reads.
+  await writeFileAtomic(mark, `${JSON.stringify({ pid: process.pid, outDir: out })}\n`);
   return {
     swept: removed,
     finish: async () => {
@@ -36,11 +37,15 @@ export async function markBuildStarted(dataDir: string, outDir: string): Promise
   };
 }
 
-/** The marks of sites that are gone (a `share` into a temporary folder that was killed): nothing to sweep there. */
-async function forgetGoneSites(folder: string): Promise<void> {
+/**
+ * The marks of sites that are gone (a `share` into a temporary folder that was killed): nothing to sweep there.
+ * This build's own mark is kept even when it cannot be read, as the site it names is this one.
+ */
+async function forgetGoneSites(folder: string, own: string): Promise<void> {
   const names = await fs.readdir(folder).catch(() => [] as string[]);
   for (const name of names.filter((n) => n.endsWith(MARK))) {
     const file = path.join(folder, name);
+    if (file === own) continue;
     const outDir = await fs
       .readFile(file, 'utf8')
       .then((text) => (JSON.parse(text) as { outDir?: unknown }).outDir)

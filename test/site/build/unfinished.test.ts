@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -93,5 +94,25 @@ describe('a build after one that was killed', { timeout: 600_000 }, () => {
     expect(fourth.code, fourth.stderr).toBe(0);
     expect(fourth.stderr).not.toContain('temporary file');
     expect(await walkTree(out)).toContain(strays[0]);
+  });
+
+  it('sweeps after a build killed as it wrote its mark (an empty mark)', async () => {
+    const home = await copyFixtureHome();
+    const root = await tempDir('unfinished-empty-mark');
+    const data = path.join(root, 'data');
+    const out = path.join(root, 'site');
+    const args = ['build', '--home', home, '--data', data, '--out', out, '--tz', 'UTC'];
+    expect((await runCli(args)).code).toBe(0);
+    // The file created, its text not yet written: what a kill between the two leaves.
+    const mark = `${createHash('sha256').update(path.resolve(out)).digest('hex').slice(0, 16)}.unfinished`;
+    await fs.writeFile(path.join(data, 'cache', 'site-build', mark), '');
+    const stray = `${(await walkTree(out)).find((f) => f.endsWith('.md.gz'))!}.agent-logbook-tmp-999999999-k1ll3d`;
+    await fs.writeFile(path.join(out, stray), '');
+
+    const next = await runCli(args);
+    expect(next.code, next.stderr).toBe(0);
+    expect(next.stderr).toContain(`Removed 1 temporary file that an unfinished build left in ${out}`);
+    expect(await walkTree(out)).not.toContain(stray);
+    expect(await marks(data)).toEqual([]);
   });
 });
