@@ -169,23 +169,36 @@ export class PagedBody {
       const last = page === this.starts.length;
       // What the page reads besides its lines: the session's header, where its subagents are listed.
       read?.update(`\n${JSON.stringify(this.header.resumedFrom ?? null)}\n`);
-      const subagents = this.header.subagents
-        .filter((a) => (a.parentCallId ? calls.has(a.parentCallId) : last))
-        .map((agent) => {
+      // The subagents the page's calls spawned, then those their calls spawned, and so on (a page of a single
+      // page session shows a subagent's subagents under its call, as sessionPage does).
+      const subagents: SubagentThread[] = [];
+      const shownAgents = new Set<string>();
+      for (let added = true; added;) {
+        added = false;
+        for (const agent of this.header.subagents) {
+          if (shownAgents.has(agent.agentId) || !(agent.parentCallId ? calls.has(agent.parentCallId) : last)) continue;
+          shownAgents.add(agent.agentId);
+          added = true;
           read?.update(`\n${JSON.stringify(agent)}\n`);
           const lines = this.agentLines.get(agent.agentId) ?? [];
           const agentMessages = lines.flatMap((span) => {
             try {
               const line = readSpan(fd, span);
-              if (parse) return [this.patched(fd, agent.agentId, line, read)];
+              if (parse) {
+                const message = this.patched(fd, agent.agentId, line, read);
+                addCall(message);
+                return [message];
+              }
               this.hashed(fd, agent.agentId, line, read!);
+              if (spawning && (line.includes(TOOL_CALL) || !threadFirst(line))) addCall(messageOf(line));
             } catch (error) {
               archiveWarning({ file: this.file, message: `${badArchiveLine(false, error)} (at byte ${span.offset})` });
             }
             return [];
           });
-          return { ...agent, messages: agentMessages };
-        });
+          subagents.push({ ...agent, messages: agentMessages });
+        }
+      }
       const digest = read?.digest('hex');
       if (digest !== undefined && page > 1) this.digests.set(page, digest);
       return { session: parse ? { ...this.header, messages, subagents } : undefined, digest };

@@ -201,3 +201,27 @@ export function hadMainTranscript(files: readonly string[]): boolean {
     (file) => !SUBAGENT_FILE.test(file.slice(Math.max(file.lastIndexOf('/'), file.lastIndexOf('\\')) + 1)),
   );
 }
+
+/**
+ * Where in the main thread a subagent's work happened: the main-thread index of the call that spawned it or,
+ * for a subagent spawned by another subagent's call, of the call that spawned that one, and so on. `callIndex`
+ * gives main-thread calls' indexes, `callOwner` the subagent whose messages hold a call. Undefined when the chain
+ * reaches no main-thread call.
+ */
+export function subagentAnchor(
+  agent: Pick<SubagentThread, 'agentId' | 'parentCallId'>,
+  parentOf: ReadonlyMap<string, string | undefined>,
+  callIndex: ReadonlyMap<string, number>,
+  callOwner: ReadonlyMap<string, string>,
+): number | undefined {
+  const seen = new Set([agent.agentId]);
+  for (let call = agent.parentCallId; call !== undefined;) {
+    const at = callIndex.get(call);
+    if (at !== undefined) return at;
+    const owner = callOwner.get(call);
+    if (owner === undefined || seen.has(owner)) return undefined;
+    seen.add(owner);
+    call = parentOf.get(owner);
+  }
+  return undefined;
+}

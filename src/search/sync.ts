@@ -4,7 +4,7 @@ import type Database from 'better-sqlite3';
 import { bodyMessages, DataDir, type IndexEntry } from '../archive/data-dir.ts';
 import { MAIN_THREAD } from '../model/body.ts';
 import { projectName } from '../model/project.ts';
-import type { Session, SessionSummary } from '../model/session.ts';
+import { type Session, type SessionSummary, subagentAnchor } from '../model/session.ts';
 import { readJsonFile } from '../util/fs.ts';
 import { cjkGrams, hasCjk } from './cjk.ts';
 import { searchableTexts } from '../model/search-text.ts';
@@ -207,17 +207,22 @@ class IndexWriter {
     this.addText(id, summary.startedAt, 'session', MAIN_THREAD, null, about);
     /** Main-thread index of each tool call, to anchor a subagent's messages at the call that started it. */
     const callIndex = new Map<string, number>();
+    /** The subagent whose messages hold each of its tool calls (a subagent it spawned is anchored as it is). */
+    const callOwner = new Map<string, string>();
     let index = 0;
     for await (const { thread, message } of bodyMessages(dataDir, entry.body)) {
       const main = thread === MAIN_THREAD;
       const at = main ? index++ : null;
-      if (main && message.tool_call && message.source_type !== 'tool_result')
-        callIndex.set(message.tool_call.call_id, at!);
+      if (message.tool_call && message.source_type !== 'tool_result') {
+        if (main) callIndex.set(message.tool_call.call_id, at!);
+        else callOwner.set(message.tool_call.call_id, thread);
+      }
       for (const { kind, text } of searchableTexts(message))
         this.addText(id, message.timestamp || summary.startedAt, kind, thread, at, text);
     }
+    const parentOf = new Map((session.subagents ?? []).map((agent) => [agent.agentId, agent.parentCallId]));
     for (const agent of session.subagents ?? []) {
-      const at = agent.parentCallId === undefined ? undefined : callIndex.get(agent.parentCallId);
+      const at = subagentAnchor(agent, parentOf, callIndex, callOwner);
       if (at !== undefined) this.setThreadIndex.run(at, id, agent.agentId);
     }
   }

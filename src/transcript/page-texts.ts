@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { openSessionPages } from '../archive/data-dir.ts';
 import { projectName } from '../model/project.ts';
 import type { NormalizedMessage } from '../model/message.ts';
-import type { SessionSummary, SessionThreads, SubagentThread } from '../model/session.ts';
+import { type SessionSummary, type SessionThreads, type SubagentThread, subagentAnchor } from '../model/session.ts';
 import { searchableTexts } from '../model/search-text.ts';
 import type { SectionKind } from './page-record.ts';
 import { sessionPage } from './session-view.ts';
@@ -51,8 +51,14 @@ export function pageTextRows(content: SessionThreads, start: number): PageRows {
     if (message.tool_call && message.source_type !== 'tool_result') callIndex.set(message.tool_call.call_id, start + i);
     addRows(main, message, start + i);
   });
+  const parentOf = new Map(content.subagents.map((agent) => [agent.agentId, agent.parentCallId]));
+  const callOwner = new Map<string, string>();
+  for (const agent of content.subagents)
+    for (const message of agent.messages)
+      if (message.tool_call && message.source_type !== 'tool_result')
+        callOwner.set(message.tool_call.call_id, agent.agentId);
   const subagents: [string, PageTextRow[]][] = content.subagents.map((agent) => {
-    const at = agent.parentCallId === undefined ? null : (callIndex.get(agent.parentCallId) ?? null);
+    const at = subagentAnchor(agent, parentOf, callIndex, callOwner) ?? null;
     const rows: PageTextRow[] = [];
     for (const message of agent.messages) addRows(rows, message, at);
     return [agent.agentId, rows];

@@ -1,4 +1,5 @@
-import type { Session, SessionThreads } from '../model/session.ts';
+import type { NormalizedMessage } from '../model/message.ts';
+import type { Session, SessionThreads, SubagentThread } from '../model/session.ts';
 import { type ThreadPlace, buildThreadView } from './thread-view.ts';
 import type { ViewItem } from './view-items.ts';
 
@@ -65,18 +66,32 @@ export function buildSessionView(
   return buildThreadView(session.messages, session.subagents, place);
 }
 
-/** One page of a long session: its slice of the main thread, with the subagents its calls spawned (and, on the
- * last page, those whose spawning call is unknown). */
+/** One page of a long session: its slice of the main thread, with the subagents its calls spawned, those their
+ * calls spawned and so on (and, on the last page, those whose spawning call is unknown), in the order PagedBody
+ * reads them. */
 export function sessionPage(session: Session, starts: number[], page: number): Session {
   if (starts.length <= 1) return session;
   const from = starts[page - 1] ?? 0;
   const to = starts[page] ?? session.messages.length;
   const messages = session.messages.slice(from, to);
-  const calls = new Set(
-    messages.flatMap((m) => (m.source_type === 'tool_call' && m.tool_call ? [m.tool_call.call_id] : [])),
-  );
+  const calls = new Set<string>();
+  const addCalls = (list: NormalizedMessage[]) => {
+    for (const m of list) if (m.source_type === 'tool_call' && m.tool_call) calls.add(m.tool_call.call_id);
+  };
+  addCalls(messages);
   const last = page === starts.length;
-  const subagents = session.subagents.filter((a) => (a.parentCallId ? calls.has(a.parentCallId) : last));
+  const subagents: SubagentThread[] = [];
+  const shown = new Set<SubagentThread>();
+  for (let added = true; added;) {
+    added = false;
+    for (const agent of session.subagents) {
+      if (shown.has(agent) || !(agent.parentCallId ? calls.has(agent.parentCallId) : last)) continue;
+      shown.add(agent);
+      added = true;
+      addCalls(agent.messages);
+      subagents.push(agent);
+    }
+  }
   return { ...session, messages, subagents };
 }
 

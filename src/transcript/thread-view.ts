@@ -22,9 +22,23 @@ export function buildThreadView(
   subagents: SubagentThread[] = [],
   place?: ThreadPlace,
 ): ViewItem[] {
-  const thread = new ThreadViewBuilder(messages, subagents, place);
+  const spawned: SpawnedAgents = { byCall: new Map(), nested: new Set() };
+  for (const agent of subagents) {
+    if (!agent.parentCallId) continue;
+    const list = spawned.byCall.get(agent.parentCallId) ?? [];
+    list.push(agent);
+    spawned.byCall.set(agent.parentCallId, list);
+  }
+  const thread = new ThreadViewBuilder(messages, subagents, spawned, place);
   for (const m of messages) thread.add(m);
   return thread.finish();
+}
+
+/** A session's subagents by the call that spawned them (of the main thread or of a subagent), and those already
+ * shown under their call: a subagent's own calls show the subagents they spawned, as the main thread's do. */
+interface SpawnedAgents {
+  byCall: Map<string, SubagentThread[]>;
+  nested: Set<SubagentThread>;
 }
 
 /**
@@ -108,15 +122,14 @@ class ThreadViewBuilder {
   /** Tool results by id, and those already shown with their call. */
   private readonly results = new Map<string, NormalizedMessage>();
   private readonly linkedResults = new Set<string>();
-  /** Subagents by the call that spawned them, and those already shown under it. */
-  private readonly subagentsByCall = new Map<string, SubagentThread[]>();
-  private readonly nestedAgents = new Set<SubagentThread>();
   /** Real prompts so far, when known. */
   private prompts: number | undefined;
 
+  /** `subagents`: those shown at the end when no call shows them (none, for a subagent's own thread). */
   constructor(
     private readonly messages: NormalizedMessage[],
     private readonly subagents: SubagentThread[],
+    private readonly spawned: SpawnedAgents,
     place: ThreadPlace | undefined,
   ) {
     const indexOf = new Map<string, number>();
@@ -124,12 +137,6 @@ class ThreadViewBuilder {
       if (m.source_type === 'tool_result') this.results.set(m.id, m);
       if (place) indexOf.set(m.id, place.firstIndex + i);
     });
-    for (const agent of subagents) {
-      if (!agent.parentCallId) continue;
-      const list = this.subagentsByCall.get(agent.parentCallId) ?? [];
-      list.push(agent);
-      this.subagentsByCall.set(agent.parentCallId, list);
-    }
     this.items = new ThreadItems(indexOf, place !== undefined);
     this.prompts = place?.promptsBefore;
   }
@@ -177,9 +184,12 @@ class ThreadViewBuilder {
     this.items.finish();
     // Subagents whose spawning call is unknown still belong to the session: shown at the end (or alone, when
     // the session is made only of subagent files).
-    for (const agent of this.subagents.filter((a) => !this.nestedAgents.has(a))) {
+    for (const agent of this.subagents) {
+      // Checked one by one: a loose subagent's calls may show another of them.
+      if (this.spawned.nested.has(agent)) continue;
+      this.spawned.nested.add(agent);
       const at = agent.messages[0]?.timestamp ?? this.items.last()?.timestamp ?? '';
-      this.items.append(looseSubagentItem(agent, at));
+      this.items.append(looseSubagentItem(agent, at, this.spawned));
     }
     return this.items.list;
   }
@@ -188,8 +198,9 @@ class ThreadViewBuilder {
   private addToolCall(m: NormalizedMessage, toolCall: ToolCall): void {
     const resultMessage = toolCall.result_id ? this.results.get(toolCall.result_id) : undefined;
     if (resultMessage) this.linkedResults.add(resultMessage.id);
-    const agents = this.subagentsByCall.get(toolCall.call_id) ?? [];
-    agents.forEach((a) => this.nestedAgents.add(a));
+    // Each subagent under one call only (a call id seen twice, or a subagent that would hold itself, shows it once).
+    const agents = (this.spawned.byCall.get(toolCall.call_id) ?? []).filter((a) => !this.spawned.nested.has(a));
+    agents.forEach((a) => this.spawned.nested.add(a));
     const input = toolCall.arguments ?? '';
     const call =
       input.length > OUTPUT_PREVIEW_CHARS ? { ...toolCall, arguments: input.slice(0, OUTPUT_PREVIEW_CHARS) } : toolCall;
@@ -202,7 +213,7 @@ class ThreadViewBuilder {
       headline: toolHeadline(toolCall),
       usage: m.metadata?.usage,
       result: resultMessage ? resultView(resultMessage, toolCall) : undefined,
-      subagents: agents.map(threadView),
+      subagents: agents.map((agent) => threadView(agent, this.spawned)),
     };
     if (resultMessage) this.items.alsoShows(item, resultMessage);
     this.items.show(item);
@@ -323,16 +334,18 @@ function contextLabel(m: NormalizedMessage, text: string): string {
 }
 
 /** A subagent's thread, shown under the call that spawned it. */
-function threadView(agent: SubagentThread): ThreadView {
+function threadView(agent: SubagentThread, spawned: SpawnedAgents): ThreadView {
   const label =
     agent.agentType === 'compaction'
       ? 'Compaction request'
       : `Subagent${agent.agentType ? ` · ${agent.agentType}` : ''}`;
-  return { agentId: agent.agentId, label, description: agent.description, items: buildThreadView(agent.messages) };
+  const thread = new ThreadViewBuilder(agent.messages, [], spawned, undefined);
+  for (const m of agent.messages) thread.add(m);
+  return { agentId: agent.agentId, label, description: agent.description, items: thread.finish() };
 }
 
 /** A subagent whose spawning call is unknown, shown as a call of its own. */
-function looseSubagentItem(agent: SubagentThread, at: string): ViewItem {
+function looseSubagentItem(agent: SubagentThread, at: string, spawned: SpawnedAgents): ViewItem {
   const call: ToolCall = {
     call_id: '',
     name: agent.agentType === 'compaction' ? 'Compaction' : 'Subagent',
@@ -346,6 +359,6 @@ function looseSubagentItem(agent: SubagentThread, at: string): ViewItem {
     call,
     input: { kind: 'task', agentType: agent.agentType, description: agent.description, prompt: '' },
     headline: agent.description ?? agent.agentId,
-    subagents: [threadView(agent)],
+    subagents: [threadView(agent, spawned)],
   };
 }

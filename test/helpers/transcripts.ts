@@ -29,7 +29,7 @@ export async function writeTurns(
   sessionId: string,
   turns: number,
   start: string,
-  say: (turn: number) => { prompt: string; answer: string },
+  say: (turn: number) => { prompt: string; answer: string | ContentBlock[] },
 ): Promise<string> {
   const dir = path.join(home, '.claude', 'projects', '-home-alice-work-long');
   await fs.mkdir(dir, { recursive: true });
@@ -55,7 +55,7 @@ export async function writeTurns(
           id: `m${t}`,
           role: 'assistant',
           model: 'claude-sonnet-4-5',
-          content: [{ type: 'text', text: answer }],
+          content: typeof answer === 'string' ? [{ type: 'text', text: answer }] : answer,
           usage: { input_tokens: 1, output_tokens: 1 },
         },
       }),
@@ -64,4 +64,51 @@ export async function writeTurns(
   const file = path.join(dir, `${sessionId}.jsonl`);
   await fs.writeFile(file, `${lines.join('\n')}\n`);
   return file;
+}
+
+/** A block of a Claude Code message's content (text, tool_use, …). */
+export type ContentBlock = Record<string, unknown>;
+
+/** Writes a Claude Code subagent of the session whose transcript is `transcript`, started by the call `callId`
+ * (of the main thread or of another subagent): its task, then its answer. */
+export async function writeSubagent(
+  transcript: string,
+  agent: { id: string; callId: string; task: string; answer: string | ContentBlock[] },
+): Promise<void> {
+  const dir = path.join(transcript.replace(/\.jsonl$/, ''), 'subagents');
+  await fs.mkdir(dir, { recursive: true });
+  await fs.writeFile(
+    path.join(dir, `agent-${agent.id}.meta.json`),
+    JSON.stringify({ agentType: 'Explore', description: agent.task, toolUseId: agent.callId }),
+  );
+  const sessionId = path.basename(transcript, '.jsonl');
+  const common = { isSidechain: true, cwd: '/home/alice/work/long', sessionId, agentId: agent.id };
+  const lines = [
+    {
+      ...common,
+      parentUuid: null,
+      type: 'user',
+      uuid: `${agent.id}-1`,
+      timestamp: '2026-03-06T09:30:00.000Z',
+      message: { role: 'user', content: agent.task },
+    },
+    {
+      ...common,
+      parentUuid: `${agent.id}-1`,
+      type: 'assistant',
+      uuid: `${agent.id}-2`,
+      timestamp: '2026-03-06T09:30:05.000Z',
+      message: {
+        id: `msg_${agent.id}`,
+        role: 'assistant',
+        model: 'claude-sonnet-4-5',
+        content: typeof agent.answer === 'string' ? [{ type: 'text', text: agent.answer }] : agent.answer,
+        usage: { input_tokens: 1, output_tokens: 1 },
+      },
+    },
+  ];
+  await fs.writeFile(
+    path.join(dir, `agent-${agent.id}.jsonl`),
+    `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`,
+  );
 }

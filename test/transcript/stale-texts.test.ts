@@ -13,40 +13,10 @@ import { searchIndexPath } from '../../src/search/store.ts';
 import { ensureSearchIndex } from '../../src/search/sync.ts';
 import { copyFixtureHome, SESSION, tempDir } from '../helpers/paths.ts';
 import { appendAnswer, collectHome, markdownTexts } from '../helpers/markdown-home.ts';
-import { writeTurns } from '../helpers/transcripts.ts';
+import { writeSubagent, writeTurns } from '../helpers/transcripts.ts';
 
 const LONG_SESSION = 'cafe0000-0000-4000-8000-000000000029';
 const AGENT = 'b0b0b0b0b0b0b0b0b';
-
-/** A Claude Code subagent of the session whose transcript is `transcript`, started by the call `callId`. */
-async function writeSubagent(transcript: string, callId: string): Promise<void> {
-  const dir = path.join(transcript.replace(/\.jsonl$/, ''), 'subagents');
-  await fs.mkdir(dir, { recursive: true });
-  await fs.writeFile(
-    path.join(dir, `agent-${AGENT}.meta.json`),
-    JSON.stringify({ agentType: 'Explore', description: 'Look around', toolUseId: callId }),
-  );
-  const common = { isSidechain: true, cwd: '/home/alice/work/long', sessionId: LONG_SESSION, agentId: AGENT };
-  const lines = [
-    { ...common, parentUuid: null, type: 'user', uuid: 'sa-1', timestamp: '2026-03-06T09:30:00.000Z' },
-    { ...common, parentUuid: 'sa-1', type: 'assistant', uuid: 'sa-2', timestamp: '2026-03-06T09:30:05.000Z' },
-  ].map((line, i) =>
-    JSON.stringify({
-      ...line,
-      message:
-        i === 0
-          ? { role: 'user', content: 'subagent task: look around' }
-          : {
-              id: 'msg_sa',
-              role: 'assistant',
-              model: 'claude-sonnet-4-5',
-              content: [{ type: 'text', text: 'subagent answer: nothing there' }],
-              usage: { input_tokens: 1, output_tokens: 1 },
-            },
-    }),
-  );
-  await fs.writeFile(path.join(dir, `agent-${AGENT}.jsonl`), `${lines.join('\n')}\n`);
-}
 
 describe("a site build's search texts and sanitized HTML", { timeout: 300_000 }, () => {
   it('are gathered by the pages in a first build as the archive holds them, and read before the pages for a few changed sessions', async () => {
@@ -64,7 +34,12 @@ describe("a site build's search texts and sanitized HTML", { timeout: 300_000 },
       prompt: `question ${t}`,
       answer: `answer ${t}`,
     }));
-    await writeSubagent(transcript, 'toolu_on_no_page');
+    await writeSubagent(transcript, {
+      id: AGENT,
+      callId: 'toolu_on_no_page',
+      task: 'subagent task: look around',
+      answer: 'subagent answer: nothing there',
+    });
     await collectHome(home, dataDir);
     const summaries = await new DataDir(dataDir).readSummaries();
     const long = summaries.find((s) => s.sessionId === LONG_SESSION)!;

@@ -1,0 +1,124 @@
+import { promises as fs, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { DataDir, readBodyFileSync } from '../../src/archive/data-dir.ts';
+import type { BodyHeader } from '../../src/archive/body-format.ts';
+import { PagedBody } from '../../src/archive/paged-body.ts';
+import { buildSite } from '../../src/cli/build-site.ts';
+import { PageTextCache } from '../../src/transcript/page-texts.ts';
+import { sessionPage } from '../../src/transcript/session-view.ts';
+import { ensureSearchIndex } from '../../src/search/sync.ts';
+import { searchIndexPath } from '../../src/search/store.ts';
+import Database from 'better-sqlite3';
+import { collectHome } from '../helpers/markdown-home.ts';
+import { copyFixtureHome, tempDir } from '../helpers/paths.ts';
+import { writeSubagent, writeTurns } from '../helpers/transcripts.ts';
+
+const SESSION_ID = 'cafe0000-0000-4000-8000-00000000005a';
+const OUTER = 'a1a1a1a1a1a1a1a1a';
+const INNER = 'c2c2c2c2c2c2c2c2c';
+/** The turn whose answer spawns the outer subagent: on the session's first page, not its last. */
+const SPAWNING_TURN = 3;
+
+describe('a subagent spawned by another subagent, in a session of several pages', { timeout: 300_000 }, () => {
+  it('is shown on the page of the call that spawned its parent, and found there by the search', async () => {
+    const home = await copyFixtureHome();
+    const root = await tempDir('nested-subagents');
+    const dataDir = path.join(root, 'data');
+    const outDir = path.join(root, 'out');
+    const transcript = await writeTurns(home, SESSION_ID, 400, '2026-03-07T09:00:00.000Z', (t) => ({
+      prompt: `question ${t}`,
+      answer:
+        t === SPAWNING_TURN
+          ? [
+              { type: 'text', text: 'Asking a helper.' },
+              { type: 'tool_use', id: 'toolu_outer', name: 'Task', input: { prompt: 'outer task: survey the repo' } },
+            ]
+          : `answer ${t}`,
+    }));
+    await writeSubagent(transcript, {
+      id: OUTER,
+      callId: 'toolu_outer',
+      task: 'outer task: survey the repo',
+      answer: [
+        { type: 'text', text: 'outer answer: asking another helper' },
+        { type: 'tool_use', id: 'toolu_inner', name: 'Task', input: { prompt: 'inner task: read the tests' } },
+      ],
+    });
+    await writeSubagent(transcript, {
+      id: INNER,
+      callId: 'toolu_inner',
+      task: 'inner task: read the tests',
+      answer: 'inner answer: the tests pass',
+    });
+    await collectHome(home, dataDir);
+    const summary = (await new DataDir(dataDir).readSummaries()).find((s) => s.sessionId === SESSION_ID)!;
+    const starts = summary.pageStarts!;
+    expect(starts.length).toBeGreaterThan(2);
+    expect(starts[1]).toBeGreaterThan(2 * SPAWNING_TURN + 1);
+
+    // The archive's page reader gives the first page both subagents, as cutting the whole session does.
+    const whole = readBodyFileSync(dataDir, summary.body)!.session;
+    const header = JSON.parse(readFileSync(path.join(dataDir, summary.body), 'utf8')) as BodyHeader;
+    const messagesFile = new DataDir(dataDir).messagesPath(summary.body);
+    const paged = new PagedBody(messagesFile, header.session, starts);
+    const hashing = new PagedBody(messagesFile, header.session, starts);
+    for (let page = 1; page <= starts.length; page++) {
+      const expected = sessionPage(whole, starts, page);
+      expect(paged.page(page), `page ${page}`).toEqual(expected);
+      expect(expected.subagents.map((a) => a.agentId)).toEqual(page === 1 ? [OUTER, INNER] : []);
+      if (page > 1) expect(hashing.hashPage(page)).toBe(paged.digest(page));
+    }
+
+    await buildSite({ dataDir, outDir, timeZone: 'UTC', onWarning: () => {} });
+    const sessionDir = path.join(outDir, 'sessions', 'claude-code', SESSION_ID);
+    const first = await fs.readFile(path.join(sessionDir, 'index.html'), 'utf8');
+    // Under the outer subagent's call, before the main thread goes on (not left at the end of the page).
+    const at = (text: string) => first.indexOf(text);
+    expect(at('outer answer: asking another helper')).toBeGreaterThan(at('Asking a helper.'));
+    expect(at('inner answer: the tests pass')).toBeGreaterThan(at('outer answer: asking another helper'));
+    expect(at('inner answer: the tests pass')).toBeLessThan(at(`question ${SPAWNING_TURN + 1}</div`));
+    // The session's Markdown nests it a level deeper too.
+    const markdown = gunzipSync(await fs.readFile(`${sessionDir}.md.gz`)).toString('utf8');
+    expect(markdown).toMatch(
+      /\n### Subagent · Explore: outer task[^]*\n#### Subagent · Explore: inner task[^]*inner answer/,
+    );
+    for (let page = 2; page <= starts.length; page++) {
+      const html = await fs.readFile(path.join(sessionDir, 'page', String(page), 'index.html'), 'utf8');
+      expect(html, `page ${page}`).not.toContain('inner answer');
+    }
+
+    // Both subagents' texts are anchored to the main-thread call that started the chain, in the site's search
+    // texts and in the command line's index alike.
+    const callIndex = whole.messages.findIndex((m) => m.tool_call?.call_id === 'toolu_outer');
+    expect(callIndex).toBeGreaterThan(2 * SPAWNING_TURN);
+    const texts = new PageTextCache(dataDir, { readonly: true });
+    try {
+      expect(texts.subagentRows(summary.id).map((r) => [r.index, r.text])).toEqual([
+        [callIndex, 'outer task: survey the repo'],
+        [callIndex, 'outer answer: asking another helper'],
+        [callIndex, 'inner task: read the tests'],
+        [callIndex, 'inner answer: the tests pass'],
+      ]);
+    } finally {
+      texts.close();
+    }
+    await ensureSearchIndex(dataDir);
+    const db = new Database(searchIndexPath(dataDir), { readonly: true });
+    try {
+      const rows = db
+        .prepare(
+          'SELECT m.message_index AS i, m.text FROM messages m JOIN sessions s ON s.id = m.session ' +
+            "WHERE s.key = ? AND m.text LIKE 'inner %' ORDER BY m.text",
+        )
+        .all(summary.id);
+      expect(rows).toEqual([
+        { i: callIndex, text: 'inner answer: the tests pass' },
+        { i: callIndex, text: 'inner task: read the tests' },
+      ]);
+    } finally {
+      db.close();
+    }
+  });
+});
