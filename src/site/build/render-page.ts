@@ -5,6 +5,7 @@ import {
   readFileSync,
   readSync,
   renameSync,
+  statSync,
   rmSync,
   writeFileSync,
   writeSync,
@@ -286,7 +287,10 @@ export async function writeStreamIfChanged(
   }
 }
 
+/** A file not there is asked about first: a failed open throws an error (thousands in a first build, one for each
+ * session's Markdown), ~3 times the cost of a stat that says so. */
 function openIfAny(file: string): number | undefined {
+  if (!statSync(file, { throwIfNoEntry: false })) return undefined;
   try {
     return openSync(file, 'r');
   } catch (error) {
@@ -296,6 +300,7 @@ function openIfAny(file: string): number | undefined {
 }
 
 function readIfAny(file: string): Buffer | undefined {
+  if (!statSync(file, { throwIfNoEntry: false })) return undefined;
   try {
     return readFileSync(file);
   } catch (error) {
