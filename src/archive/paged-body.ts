@@ -24,7 +24,7 @@ const PATCH_BYTES_KEPT = 4 * 1024 * 1024;
  * A long session read a page at a time, for its paginated session pages: one pass over the message lines
  * notes where each page's slice of the main thread starts, where each subagent's lines are, and keeps the
  * patches are; a page then reads only its own lines and their patches. However big the session, memory holds
- * one page (with the subagents its calls spawned) and where the lines are, and the file is read about twice
+ * one page (with the subagents its calls spawned, and theirs) and where the lines are, and the file is read about twice
  * in all. (Patches are not kept parsed: a 2 GB session has hundreds of thousands, tens of MB of JSON.)
  *
  * `starts` are the main-thread message indexes where pages start (SessionSummary.pageStarts).
@@ -101,8 +101,9 @@ export class PagedBody {
     return this.starts.length;
   }
 
-  /** The session with only page `page`'s (1-based) main-thread messages and the subagents their calls spawned
-   * (on the last page also those whose spawning call is unknown), as sessionPage in site/session-view.ts cuts it from a whole session. */
+  /** The session with only page `page`'s (1-based) main-thread messages and the subagents their calls spawned, with
+   * those their own calls spawned (on the last page also those whose spawning call is unknown), as sessionPage in
+   * transcript/session-view.ts cuts it from a whole session. */
   page(page: number): Session {
     return this.read(page, true).session!;
   }
@@ -169,8 +170,8 @@ export class PagedBody {
       const last = page === this.starts.length;
       // What the page reads besides its lines: the session's header, where its subagents are listed.
       read?.update(`\n${JSON.stringify(this.header.resumedFrom ?? null)}\n`);
-      // The subagents the page's calls spawned, then those their calls spawned, and so on (a page of a single
-      // page session shows a subagent's subagents under its call, as sessionPage does).
+      // The subagents the page's calls spawned, then those their calls spawned, and so on, in sessionPage's order:
+      // each is shown under the call that spawned it, as on the page of a session of one page.
       const subagents: SubagentThread[] = [];
       const shownAgents = new Set<string>();
       for (let added = true; added;) {
@@ -209,7 +210,7 @@ export class PagedBody {
 
   /**
    * The session's subagents but those in `shown`, each with its messages: those whose spawning call is on no page
-   * (a subagent spawned by another subagent's call, or whose call line is damaged), which no page shows.
+   * and in no subagent a page shows (its line damaged), which no page shows.
    */
   subagentsBut(shown: ReadonlySet<string>): SubagentThread[] {
     const fd = openSync(this.file, 'r');

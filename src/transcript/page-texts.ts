@@ -247,7 +247,7 @@ function parseRows(json: Buffer): PageTextRow[] {
 
 /** Bump when what a row holds changes: an older cache is emptied and read again (4: rows as UTF-8 bytes; 5: the
  * stamps in a table of their own; 6: rows of the pages as shown, gathered a page at a time). */
-const TEXT_CACHE_VERSION = 6;
+const TEXT_CACHE_VERSION = 7;
 const READ_PART = 'SELECT rows FROM texts WHERE key = ? AND part = ?';
 /** The part holding a session's subagents' rows: read before the main thread's (see sessionRecords). */
 const SUBAGENT_PART = -1;

@@ -81,12 +81,12 @@ export function sessionPage(session: Session, starts: number[], page: number): S
   addCalls(messages);
   const last = page === starts.length;
   const subagents: SubagentThread[] = [];
-  const shown = new Set<SubagentThread>();
+  const shown = new Set<string>();
   for (let added = true; added;) {
     added = false;
     for (const agent of session.subagents) {
-      if (shown.has(agent) || !(agent.parentCallId ? calls.has(agent.parentCallId) : last)) continue;
-      shown.add(agent);
+      if (shown.has(agent.agentId) || !(agent.parentCallId ? calls.has(agent.parentCallId) : last)) continue;
+      shown.add(agent.agentId);
       added = true;
       addCalls(agent.messages);
       subagents.push(agent);

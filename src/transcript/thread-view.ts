@@ -184,7 +184,13 @@ class ThreadViewBuilder {
     this.items.finish();
     // Subagents whose spawning call is unknown still belong to the session: shown at the end (or alone, when
     // the session is made only of subagent files).
-    for (const agent of this.subagents) {
+    // Those no other of them spawned first, so that one spawned by a loose subagent's call is shown under that
+    // call whatever the order they are listed in; then the rest (subagents that spawned each other, in a cycle).
+    const held = new Set<string>();
+    for (const agent of this.subagents)
+      for (const m of agent.messages) if (m.source_type === 'tool_call' && m.tool_call) held.add(m.tool_call.call_id);
+    const first = this.subagents.filter((a) => !(a.parentCallId && held.has(a.parentCallId)));
+    for (const agent of [...first, ...this.subagents]) {
       // Checked one by one: a loose subagent's calls may show another of them.
       if (this.spawned.nested.has(agent)) continue;
       this.spawned.nested.add(agent);

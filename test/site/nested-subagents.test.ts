@@ -17,12 +17,15 @@ import { writeSubagent, writeTurns } from '../helpers/transcripts.ts';
 
 const SESSION_ID = 'cafe0000-0000-4000-8000-00000000005a';
 const OUTER = 'a1a1a1a1a1a1a1a1a';
-const INNER = 'c2c2c2c2c2c2c2c2c';
-/** The turn whose answer spawns the outer subagent: on the session's first page, not its last. */
-const SPAWNING_TURN = 3;
+/** Listed before the subagent that spawned it (Claude Code's subagents are in the order of their files' names). */
+const INNER = '0c0c0c0c0c0c0c0c0';
+/** The turn whose answer spawns the outer subagent: on a page neither the first nor the last (a page after the
+ * first is also compared by its digest from the bytes alone). */
+const SPAWNING_TURN = 200;
+const SINGLE_PAGE_SESSION = 'cafe0000-0000-4000-8000-00000000005b';
 
 describe('a subagent spawned by another subagent, in a session of several pages', { timeout: 300_000 }, () => {
-  it('is shown on the page of the call that spawned its parent, and found there by the search', async () => {
+  it('is shown under its call on the page of the call that spawned its parent, and found there by the search', async () => {
     const home = await copyFixtureHome();
     const root = await tempDir('nested-subagents');
     const dataDir = path.join(root, 'data');
@@ -52,14 +55,37 @@ describe('a subagent spawned by another subagent, in a session of several pages'
       task: 'inner task: read the tests',
       answer: 'inner answer: the tests pass',
     });
+    // A short session whose subagent's spawning call is unknown (shown loose at the end), with a subagent of its own.
+    const short = await writeTurns(home, SINGLE_PAGE_SESSION, 2, '2026-03-08T09:00:00.000Z', (t) => ({
+      prompt: `short question ${t}`,
+      answer: `short answer ${t}`,
+    }));
+    await writeSubagent(short, {
+      id: 'b3b3b3b3b3b3b3b3b',
+      callId: 'toolu_not_recorded',
+      task: 'loose task',
+      answer: [
+        { type: 'text', text: 'loose answer: asking a helper' },
+        { type: 'tool_use', id: 'toolu_loose_inner', name: 'Task', input: { prompt: 'loose inner task' } },
+      ],
+    });
+    await writeSubagent(short, {
+      id: '0d0d0d0d0d0d0d0d0',
+      callId: 'toolu_loose_inner',
+      task: 'loose inner task',
+      answer: 'loose inner answer',
+    });
     await collectHome(home, dataDir);
     const summary = (await new DataDir(dataDir).readSummaries()).find((s) => s.sessionId === SESSION_ID)!;
     const starts = summary.pageStarts!;
-    expect(starts.length).toBeGreaterThan(2);
-    expect(starts[1]).toBeGreaterThan(2 * SPAWNING_TURN + 1);
-
-    // The archive's page reader gives the first page both subagents, as cutting the whole session does.
     const whole = readBodyFileSync(dataDir, summary.body)!.session;
+    const callIndex = whole.messages.findIndex((m) => m.tool_call?.call_id === 'toolu_outer');
+    expect(callIndex).toBeGreaterThan(2 * SPAWNING_TURN);
+    const callPage = starts.findLastIndex((start) => start <= callIndex) + 1;
+    expect(callPage).toBeGreaterThan(1);
+    expect(callPage).toBeLessThan(starts.length);
+
+    // The archive's page reader gives that page both subagents, as cutting the whole session does.
     const header = JSON.parse(readFileSync(path.join(dataDir, summary.body), 'utf8')) as BodyHeader;
     const messagesFile = new DataDir(dataDir).messagesPath(summary.body);
     const paged = new PagedBody(messagesFile, header.session, starts);
@@ -67,15 +93,16 @@ describe('a subagent spawned by another subagent, in a session of several pages'
     for (let page = 1; page <= starts.length; page++) {
       const expected = sessionPage(whole, starts, page);
       expect(paged.page(page), `page ${page}`).toEqual(expected);
-      expect(expected.subagents.map((a) => a.agentId)).toEqual(page === 1 ? [OUTER, INNER] : []);
+      expect(expected.subagents.map((a) => a.agentId)).toEqual(page === callPage ? [OUTER, INNER] : []);
       if (page > 1) expect(hashing.hashPage(page)).toBe(paged.digest(page));
     }
 
     await buildSite({ dataDir, outDir, timeZone: 'UTC', onWarning: () => {} });
     const sessionDir = path.join(outDir, 'sessions', 'claude-code', SESSION_ID);
-    const first = await fs.readFile(path.join(sessionDir, 'index.html'), 'utf8');
+    const pageFile = (page: number) => path.join(sessionDir, ...(page > 1 ? ['page', String(page)] : []), 'index.html');
+    const shown = await fs.readFile(pageFile(callPage), 'utf8');
     // Under the outer subagent's call, before the main thread goes on (not left at the end of the page).
-    const at = (text: string) => first.indexOf(text);
+    const at = (text: string) => shown.indexOf(text);
     expect(at('outer answer: asking another helper')).toBeGreaterThan(at('Asking a helper.'));
     expect(at('inner answer: the tests pass')).toBeGreaterThan(at('outer answer: asking another helper'));
     expect(at('inner answer: the tests pass')).toBeLessThan(at(`question ${SPAWNING_TURN + 1}</div`));
@@ -84,15 +111,20 @@ describe('a subagent spawned by another subagent, in a session of several pages'
     expect(markdown).toMatch(
       /\n### Subagent · Explore: outer task[^]*\n#### Subagent · Explore: inner task[^]*inner answer/,
     );
-    for (let page = 2; page <= starts.length; page++) {
-      const html = await fs.readFile(path.join(sessionDir, 'page', String(page), 'index.html'), 'utf8');
-      expect(html, `page ${page}`).not.toContain('inner answer');
+    for (let page = 1; page <= starts.length; page++) {
+      if (page === callPage) continue;
+      expect(await fs.readFile(pageFile(page), 'utf8'), `page ${page}`).not.toContain('inner answer');
     }
+    // In a session of one page, a loose subagent's own subagent is under its call too, and shown once.
+    const single = await fs.readFile(
+      path.join(outDir, 'sessions', 'claude-code', SINGLE_PAGE_SESSION, 'index.html'),
+      'utf8',
+    );
+    expect(single.split('loose inner answer')).toHaveLength(2);
+    expect(single.indexOf('loose inner answer')).toBeGreaterThan(single.indexOf('loose answer: asking a helper'));
 
     // Both subagents' texts are anchored to the main-thread call that started the chain, in the site's search
     // texts and in the command line's index alike.
-    const callIndex = whole.messages.findIndex((m) => m.tool_call?.call_id === 'toolu_outer');
-    expect(callIndex).toBeGreaterThan(2 * SPAWNING_TURN);
     const texts = new PageTextCache(dataDir, { readonly: true });
     try {
       expect(texts.subagentRows(summary.id).map((r) => [r.index, r.text])).toEqual([
