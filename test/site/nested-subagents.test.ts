@@ -24,6 +24,24 @@ const INNER = '0c0c0c0c0c0c0c0c0';
 const SPAWNING_TURN = 200;
 const SINGLE_PAGE_SESSION = 'cafe0000-0000-4000-8000-00000000005b';
 
+/** A subagent started by the call `callId` whose answer starts `inner` (by the Task call `inner.callId`). */
+async function writeChain(
+  transcript: string,
+  callId: string,
+  outer: { id: string; task: string; answer: string },
+  inner: { id: string; callId: string; task: string; answer: string },
+): Promise<void> {
+  await writeSubagent(transcript, {
+    ...outer,
+    callId,
+    answer: [
+      { type: 'text', text: outer.answer },
+      { type: 'tool_use', id: inner.callId, name: 'Task', input: { prompt: inner.task } },
+    ],
+  });
+  await writeSubagent(transcript, inner);
+}
+
 describe('a subagent spawned by another subagent, in a session of several pages', { timeout: 300_000 }, () => {
   it('is shown under its call on the page of the call that spawned its parent, and found there by the search', async () => {
     const home = await copyFixtureHome();
@@ -40,41 +58,23 @@ describe('a subagent spawned by another subagent, in a session of several pages'
             ]
           : `answer ${t}`,
     }));
-    await writeSubagent(transcript, {
-      id: OUTER,
-      callId: 'toolu_outer',
-      task: 'outer task: survey the repo',
-      answer: [
-        { type: 'text', text: 'outer answer: asking another helper' },
-        { type: 'tool_use', id: 'toolu_inner', name: 'Task', input: { prompt: 'inner task: read the tests' } },
-      ],
-    });
-    await writeSubagent(transcript, {
-      id: INNER,
-      callId: 'toolu_inner',
-      task: 'inner task: read the tests',
-      answer: 'inner answer: the tests pass',
-    });
+    await writeChain(
+      transcript,
+      'toolu_outer',
+      { id: OUTER, task: 'outer task: survey the repo', answer: 'outer answer: asking another helper' },
+      { id: INNER, callId: 'toolu_inner', task: 'inner task: read the tests', answer: 'inner answer: the tests pass' },
+    );
     // A short session whose subagent's spawning call is unknown (shown loose at the end), with a subagent of its own.
     const short = await writeTurns(home, SINGLE_PAGE_SESSION, 2, '2026-03-08T09:00:00.000Z', (t) => ({
       prompt: `short question ${t}`,
       answer: `short answer ${t}`,
     }));
-    await writeSubagent(short, {
-      id: 'b3b3b3b3b3b3b3b3b',
-      callId: 'toolu_not_recorded',
-      task: 'loose task',
-      answer: [
-        { type: 'text', text: 'loose answer: asking a helper' },
-        { type: 'tool_use', id: 'toolu_loose_inner', name: 'Task', input: { prompt: 'loose inner task' } },
-      ],
-    });
-    await writeSubagent(short, {
-      id: '0d0d0d0d0d0d0d0d0',
-      callId: 'toolu_loose_inner',
-      task: 'loose inner task',
-      answer: 'loose inner answer',
-    });
+    await writeChain(
+      short,
+      'toolu_not_recorded',
+      { id: 'b3b3b3b3b3b3b3b3b', task: 'loose task', answer: 'loose answer: asking a helper' },
+      { id: '0d0d0d0d0d0d0d0d0', callId: 'toolu_loose_inner', task: 'loose inner task', answer: 'loose inner answer' },
+    );
     await collectHome(home, dataDir);
     const summary = (await new DataDir(dataDir).readSummaries()).find((s) => s.sessionId === SESSION_ID)!;
     const starts = summary.pageStarts!;
