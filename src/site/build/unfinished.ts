@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from '../../util/fs.ts';
-import { sweepTemporaryFiles } from '../../util/temp-files.ts';
+import { isProcessAlive, sweepTemporaryFiles } from '../../util/temp-files.ts';
 
 export interface BuildMark {
   /** Temporary files removed from the site, left there by the last build into it, which did not finish. */
@@ -12,6 +12,7 @@ export interface BuildMark {
 }
 
 const MARK = '.unfinished';
+const MARK_TEMPORARY = /\.unfinished\.(\d+)\.tmp$/;
 
 /**
  * Marks a build into `outDir` as under way, in the data directory. A build killed part way (a worker out of
@@ -43,6 +44,11 @@ export async function markBuildStarted(dataDir: string, outDir: string): Promise
  */
 async function forgetGoneSites(folder: string, own: string): Promise<void> {
   const names = await fs.readdir(folder).catch(() => [] as string[]);
+  // A mark's temporary file (writeFileAtomic's `<mark>.<pid>.tmp`) whose build was killed before renaming it.
+  for (const name of names) {
+    const pid = MARK_TEMPORARY.exec(name)?.[1];
+    if (pid !== undefined && !isProcessAlive(Number(pid))) await fs.rm(path.join(folder, name), { force: true });
+  }
   for (const name of names.filter((n) => n.endsWith(MARK))) {
     const file = path.join(folder, name);
     if (file === own) continue;

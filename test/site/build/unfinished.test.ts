@@ -105,7 +105,12 @@ describe('a build after one that was killed', { timeout: 600_000 }, () => {
     expect((await runCli(args)).code).toBe(0);
     // The file created, its text not yet written: what a kill between the two leaves.
     const mark = `${createHash('sha256').update(path.resolve(out)).digest('hex').slice(0, 16)}.unfinished`;
-    await fs.writeFile(path.join(data, 'cache', 'site-build', mark), '');
+    const folder = path.join(data, 'cache', 'site-build');
+    await fs.writeFile(path.join(folder, mark), '');
+    // A mark's temporary file left by a build killed before it renamed it, and one of a process still running.
+    const leftTemporary = `${mark}.999999999.tmp`;
+    const runningTemporary = `${mark}.${process.ppid}.tmp`;
+    for (const name of [leftTemporary, runningTemporary]) await fs.writeFile(path.join(folder, name), '{"pid"');
     const stray = `${(await walkTree(out)).find((f) => f.endsWith('.md.gz'))!}.agent-logbook-tmp-999999999-k1ll3d`;
     await fs.writeFile(path.join(out, stray), '');
 
@@ -114,5 +119,6 @@ describe('a build after one that was killed', { timeout: 600_000 }, () => {
     expect(next.stderr).toContain(`Removed 1 temporary file that an unfinished build left in ${out}`);
     expect(await walkTree(out)).not.toContain(stray);
     expect(await marks(data)).toEqual([]);
+    expect((await fs.readdir(folder)).filter((name) => name.includes(mark))).toEqual([runningTemporary]);
   });
 });
