@@ -40,6 +40,13 @@ export async function copyFixtureHome(): Promise<string> {
   return dir;
 }
 
+/** A private copy of the fixture home, and a data and an output folder of their own, for a test that builds. */
+export async function fixtureBuild(prefix: string): Promise<{ home: string; data: string; out: string }> {
+  const home = await copyFixtureHome();
+  const root = await tempDir(prefix);
+  return { home, data: path.join(root, 'data'), out: path.join(root, 'site') };
+}
+
 /** The assistants whose fixture-home sessions the hand-counted tests count (Claude Code, Codex, Amazon Q and the
  * custom-agent messages): the other assistants' demo sessions have tests of their own (test/sources/). */
 export const COUNTED_ASSISTANTS = ['claude-code', 'codex', 'amazon-q', 'messages'];

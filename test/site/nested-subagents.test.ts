@@ -12,7 +12,7 @@ import { ensureSearchIndex } from '../../src/search/sync.ts';
 import { searchIndexPath } from '../../src/search/store.ts';
 import Database from 'better-sqlite3';
 import { collectHome } from '../helpers/markdown-home.ts';
-import { copyFixtureHome, tempDir } from '../helpers/paths.ts';
+import { fixtureBuild } from '../helpers/paths.ts';
 import { writeSubagent, writeTurns } from '../helpers/transcripts.ts';
 
 const SESSION_ID = 'cafe0000-0000-4000-8000-00000000005a';
@@ -44,10 +44,7 @@ async function writeChain(
 
 describe('a subagent spawned by another subagent, in a session of several pages', { timeout: 300_000 }, () => {
   it('is shown under its call on the page of the call that spawned its parent, and found there by the search', async () => {
-    const home = await copyFixtureHome();
-    const root = await tempDir('nested-subagents');
-    const dataDir = path.join(root, 'data');
-    const outDir = path.join(root, 'out');
+    const { home, data: dataDir, out: outDir } = await fixtureBuild('nested-subagents');
     const transcript = await writeTurns(home, SESSION_ID, 400, '2026-03-07T09:00:00.000Z', (t) => ({
       prompt: `question ${t}`,
       answer:

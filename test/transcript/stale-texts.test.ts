@@ -11,7 +11,7 @@ import { RenderCache } from '../../src/transcript/render-cache.ts';
 import { readStaleTexts } from '../../src/transcript/stale-texts.ts';
 import { searchIndexPath } from '../../src/search/store.ts';
 import { ensureSearchIndex } from '../../src/search/sync.ts';
-import { copyFixtureHome, SESSION, tempDir } from '../helpers/paths.ts';
+import { fixtureBuild, SESSION } from '../helpers/paths.ts';
 import { appendAnswer, collectHome, markdownTexts } from '../helpers/markdown-home.ts';
 import { writeSubagent, writeTurns } from '../helpers/transcripts.ts';
 
@@ -20,10 +20,7 @@ const AGENT = 'b0b0b0b0b0b0b0b0b';
 
 describe("a site build's search texts and sanitized HTML", { timeout: 300_000 }, () => {
   it('are gathered by the pages in a first build as the archive holds them, and read before the pages for a few changed sessions', async () => {
-    const home = await copyFixtureHome();
-    const root = await tempDir('stale-texts');
-    const dataDir = path.join(root, 'data');
-    const outDir = path.join(root, 'out');
+    const { home, data: dataDir, out: outDir } = await fixtureBuild('stale-texts');
     await appendAnswer(
       home,
       'pre-1',

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawnCli, walkTree } from '../../hostile/make.ts';
 import { runCli } from '../../helpers/cli.ts';
-import { copyFixtureHome, tempDir } from '../../helpers/paths.ts';
+import { fixtureBuild } from '../../helpers/paths.ts';
 
 let sleeper: ChildProcess | undefined;
 const stopPolls: (() => void)[] = [];
@@ -19,10 +19,7 @@ const marks = async (data: string) =>
 
 describe('a build after one that was killed', { timeout: 600_000 }, () => {
   it('removes the temporary files the killed build left in the site, and nothing else', async () => {
-    const home = await copyFixtureHome();
-    const root = await tempDir('unfinished');
-    const data = path.join(root, 'data');
-    const out = path.join(root, 'site');
+    const { home, data, out } = await fixtureBuild('unfinished');
     const args = ['build', '--home', home, '--data', data, '--out', out, '--tz', 'UTC'];
     const first = await runCli(args);
     expect(first.code, first.stderr).toBe(0);
@@ -97,10 +94,7 @@ describe('a build after one that was killed', { timeout: 600_000 }, () => {
   });
 
   it('sweeps after a build killed as it wrote its mark (an empty mark)', async () => {
-    const home = await copyFixtureHome();
-    const root = await tempDir('unfinished-empty-mark');
-    const data = path.join(root, 'data');
-    const out = path.join(root, 'site');
+    const { home, data, out } = await fixtureBuild('unfinished-empty-mark');
     const args = ['build', '--home', home, '--data', data, '--out', out, '--tz', 'UTC'];
     expect((await runCli(args)).code).toBe(0);
     // The file created, its text not yet written: what a kill between the two leaves.
