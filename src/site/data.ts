@@ -152,7 +152,10 @@ export function loadSessionPage(source: PageSource, page: number): SessionPageCo
   if (page > 1) keepDigest(read, page);
   // The page's search texts, for the session's Markdown export rendered next (see keepPageMarkdown), when it is to
   // gather them.
-  lastPageRows = textsWanted(source) ? { key: pagesKey(source), page, rows: rowsOf(source, page, content) } : undefined;
+  lastPageRows =
+    textsWanted(source) !== undefined
+      ? { key: pagesKey(source), page, rows: rowsOf(source, page, content) }
+      : undefined;
   const rendered = renderCache();
   const store = rendered && { get: (markdown: string) => rendered.get(markdown) };
   attachHtml(content, (text) => renderMarkdown(text, store));
@@ -188,14 +191,15 @@ function staleTextsStamp(source: PageSource): string | undefined {
   return stamp;
 }
 
-/** Whether the session's pages make their search texts for its Markdown export (asked once a session). */
-function textsWanted(source: PageSource): boolean {
+/** The stamp to gather the session's search texts at, asked of the cache once a session (by its pages, then by
+ * its Markdown export): undefined when they are not to be gathered. */
+function textsWanted(source: PageSource): string | undefined {
   const key = pagesKey(source);
-  if (wanted?.key !== key) wanted = { key, value: staleTextsStamp(source) !== undefined && textCache() !== undefined };
-  return wanted.value;
+  if (wanted?.key !== key) wanted = { key, stamp: textCache() ? staleTextsStamp(source) : undefined };
+  return wanted.stamp;
 }
 
-let wanted: { key: string; value: boolean } | undefined;
+let wanted: { key: string; stamp: string | undefined } | undefined;
 
 /**
  * Where the session's Markdown export puts the site search's texts of the session as it reads its pages, when the
@@ -203,7 +207,7 @@ let wanted: { key: string; value: boolean } | undefined;
  * (those rendered just before it in the same worker, from what they kept), so the pages need not read it before.
  */
 export function sessionTextWriter(source: PageSource): SessionTextWriter | undefined {
-  const stamp = staleTextsStamp(source);
+  const stamp = textsWanted(source);
   const cache = textCache();
   if (stamp === undefined || !cache) return undefined;
   return new SessionTextWriter(cache, source.id, stamp, (shown) => openedPages(source).pages.subagentsBut(shown));
