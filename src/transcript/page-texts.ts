@@ -41,7 +41,7 @@ export interface PageRows {
 /**
  * The prompts and answers of one session page, as the site search finds them on it: its main-thread messages
  * (the first at index `start`), and the messages of the subagents the page shows, each anchored to the call on
- * the page that started it (or to none). Made from the page as read for it (patches applied, before any share
+ * the page that started it or the chain of subagents it belongs to (see subagentAnchor), or to none. Made from the page as read for it (patches applied, before any share
  * lens), by whoever reads it anyway: the session's Markdown export in the site build, or readSessionTexts.
  */
 export function pageTextRows(content: SessionThreads, start: number): PageRows {
@@ -246,7 +246,8 @@ function parseRows(json: Buffer): PageTextRow[] {
 }
 
 /** Bump when what a row holds changes: an older cache is emptied and read again (4: rows as UTF-8 bytes; 5: the
- * stamps in a table of their own; 6: rows of the pages as shown, gathered a page at a time). */
+ * stamps in a table of their own; 6: rows of the pages as shown, gathered a page at a time; 7: a subagent spawned
+ * by another subagent's call anchored to the main-thread call that started the chain). */
 const TEXT_CACHE_VERSION = 7;
 const READ_PART = 'SELECT rows FROM texts WHERE key = ? AND part = ?';
 /** The part holding a session's subagents' rows: read before the main thread's (see sessionRecords). */
