@@ -59,26 +59,53 @@
       block.insertBefore(button, block.firstChild);
     }
   }
-  // "This session as Markdown": the file beside the page is gzipped and saved as the Markdown it holds. Where
-  // that cannot be done (no DecompressionStream, a page opened from the disk), the link does what it says
-  // without script: it downloads the .gz file.
+  // "This session as Markdown": the session's gzip member of its day's pack (days/<day>.sessions.md.gz), found
+  // in the pack's index, asked for alone (a Range request) and saved as the Markdown it holds. Where that cannot
+  // be done (no DecompressionStream, a page opened from the disk), the link does what it does without script: it
+  // downloads the day's pack, this session's Markdown among the day's.
+  function gunzip(bytes) {
+    return new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'))).arrayBuffer();
+  }
+  function isGzip(bytes) {
+    return bytes[0] === 0x1f && bytes[1] === 0x8b;
+  }
+  function bytesOf(url, init) {
+    return fetch(url, init).then(function (response) {
+      if (!response.ok) throw new Error(url + ': ' + response.status);
+      return response.arrayBuffer().then(function (buffer) {
+        return { partial: response.status === 206, bytes: new Uint8Array(buffer) };
+      });
+    });
+  }
+  function memberMarkdown(link) {
+    return fetch(link.getAttribute('data-markdown-index'))
+      .then(function (response) {
+        if (!response.ok) throw new Error(response.url + ': ' + response.status);
+        return response.json();
+      })
+      .then(function (index) {
+        // [start, length] in the pack, [start, length] in the Markdown it decompresses to.
+        var at = index[link.getAttribute('data-markdown-member')];
+        if (!at) throw new Error('not in the pack');
+        var whole = function (got) {
+          // A host that serves .gz files gzip-encoded has handed over the day's Markdown itself.
+          if (isGzip(got.bytes)) return gunzip(got.bytes.subarray(at[0], at[0] + at[1]));
+          return got.bytes.slice(at[2], at[2] + at[3]).buffer;
+        };
+        var range = { headers: { Range: 'bytes=' + at[0] + '-' + (at[0] + at[1] - 1) } };
+        return bytesOf(link.href, range).then(function (got) {
+          if (!got.partial) return whole(got);
+          if (got.bytes.length === at[1] && isGzip(got.bytes)) return gunzip(got.bytes);
+          return bytesOf(link.href).then(whole);
+        });
+      });
+  }
   document.addEventListener('click', function (event) {
     var link = event.target && event.target.closest ? event.target.closest('a[data-markdown-file]') : null;
     if (!link || typeof DecompressionStream !== 'function') return;
     if (event.button !== 0 || event.ctrlKey || event.metaKey || event.shiftKey || event.altKey) return;
     event.preventDefault();
-    fetch(link.href)
-      .then(function (response) {
-        if (!response.ok) throw new Error(link.href + ': ' + response.status);
-        return response.arrayBuffer();
-      })
-      .then(function (buffer) {
-        var bytes = new Uint8Array(buffer);
-        var stream = new Blob([bytes]).stream();
-        // A host that serves .gz files gzip-encoded has handed over the Markdown itself.
-        if (bytes[0] === 0x1f && bytes[1] === 0x8b) stream = stream.pipeThrough(new DecompressionStream('gzip'));
-        return new Response(stream).arrayBuffer();
-      })
+    memberMarkdown(link)
       .then(function (markdown) {
         var url = URL.createObjectURL(new Blob([markdown], { type: 'text/markdown;charset=utf-8' }));
         var save = document.createElement('a');

@@ -205,6 +205,9 @@ export async function buildSiteWithAstro(options: BuildSiteOptions): Promise<voi
     }).finally(() => process.chdir(cwd));
   });
   await removeAstroLeftovers(options.outDir);
+  // Astro writes each session's Markdown beside its page; the CLI's build packs them by day.
+  const { packMembersInSite } = await import('../site/build/markdown-packs.ts');
+  packMembersInSite(options.outDir, await new DataDir(options.dataDir).readSummaries(), options.timeZone);
 }
 
 /**

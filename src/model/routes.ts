@@ -27,3 +27,13 @@ export function pageOfMessage(pageStarts: readonly number[] | undefined, index: 
  * (0-based, the index pageStarts counts in). */
 export const promptAnchor = (ordinal: number): string => `p${ordinal}`;
 export const messageAnchor = (index: number): string => `m${index}`;
+
+/** A session's Markdown export as the renderer makes it: a gzip member of its day's pack, not a file of the site
+ * (see site/build/markdown-packs.ts). */
+export function markdownMemberRoute(source: string, sessionId: string): string {
+  return `sessions/${source}/${idToPathSegment(sessionId)}.md.gz`;
+}
+
+/** The Markdown of the sessions that started on `day` (the site's zone), one gzip member each, and its index. */
+export const markdownPackRoute = (day: string): string => `days/${day}.sessions.md.gz`;
+export const markdownPackIndexRoute = (day: string): string => `days/${day}.sessions.json`;

@@ -69,3 +69,8 @@ export function duration(fromIso: string, toIso: string): string {
   const hours = Math.floor(minutes / 60);
   return `${hours} h ${minutes % 60} min`;
 }
+
+/** The day whose Markdown pack holds a session's export (see site/build/markdown-packs.ts): the day it started. */
+export function markdownPackDay(startedAt: string, timeZone: string): string {
+  return startedAt ? formatInZone(startedAt, 'yyyy-MM-dd', timeZone) : 'undated';
+}

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { launchChromium, startPreview } from '../helpers/browser.ts';
 import { runCli } from '../helpers/cli.ts';
 import { REPO, SESSION, tempDir } from '../helpers/paths.ts';
+import { sessionMarkdownOf } from '../helpers/markdown-packs.ts';
 
 /** The reader fixtures (fixtures/reader, see fixtures/README.md) plus a long, tool-heavy, Japanese session made here. */
 const TOOLS = 'aaaaaaaa-0001-4000-8000-000000000001';
@@ -317,7 +318,7 @@ describe('session pages as a reader sees them', () => {
     await expect(hash()).resolves.toBe('#p2');
     await page.keyboard.press('k');
     await expect(hash()).resolves.toBe('#p1');
-    // The link saves the gzipped file beside the page as the Markdown it holds.
+    // The link saves the session's gzip member of its day's pack as the Markdown it holds.
     await page.goto(`${reader.url}/sessions/claude-code/${TOOLS}/`);
     const [download] = await Promise.all([
       page.waitForEvent('download'),
@@ -326,12 +327,47 @@ describe('session pages as a reader sees them', () => {
     expect(download.suggestedFilename()).toBe(`${TOOLS}.md`);
     const markdown = await fs.readFile((await download.path())!, 'utf8');
     await page.close();
-    const stored = await fs.readFile(path.join(readerOut, 'sessions', 'claude-code', `${TOOLS}.md.gz`));
-    expect(gunzipSync(stored).toString('utf8')).toBe(markdown);
+    expect(await sessionMarkdownOf(readerOut, 'claude-code', TOOLS)).toBe(markdown);
     expect(markdown).toContain(
       '```diff\n-  return items.reduce((sum, i) => sum + i.price, 0); // cents\n+  // prices are in cents',
     );
     expect(markdown).toContain('- [x] Read package.json');
     expect(markdown).toContain('**Command** `/init`');
+  });
+
+  it('saves the same Markdown from a host that answers no ranges, and from one that decodes .gz files', async () => {
+    // A session after another in its day's pack, so the cut starts past the pack's first byte.
+    const expected = await sessionMarkdownOf(readerOut, 'claude-code', FRAGMENT);
+    const member = `claude-code/${FRAGMENT}`;
+    const packs = (await fs.readdir(path.join(readerOut, 'days'))).filter((f) => f.endsWith('.sessions.md.gz'));
+    for (const host of ['whole pack', 'decoded pack'] as const) {
+      const page = await browser.newPage({ viewport: { width: 390, height: 800 } });
+      const asked: (string | undefined)[] = [];
+      await page.route('**/days/*.sessions.md.gz', async (route) => {
+        asked.push(route.request().headers()['range']);
+        const file = path.join(readerOut, 'days', path.basename(new URL(route.request().url()).pathname));
+        const pack = await fs.readFile(file);
+        const body = host === 'whole pack' ? pack : gunzipSync(pack);
+        await route.fulfill({ status: 200, body, contentType: 'application/octet-stream' });
+      });
+      await page.goto(`${reader.url}/sessions/claude-code/${FRAGMENT}/`);
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        page.getByRole('link', { name: 'This session as Markdown' }).click(),
+      ]);
+      expect(download.suggestedFilename(), host).toBe(`${FRAGMENT}.md`);
+      expect(await fs.readFile((await download.path())!, 'utf8'), host).toBe(expected);
+      // The range was asked for, and the whole answer cut where the index says.
+      expect(asked[0], host).toMatch(/^bytes=\d+-\d+$/);
+      await page.close();
+    }
+    const indexes = await Promise.all(
+      packs.map(async (f) =>
+        JSON.parse(await fs.readFile(path.join(readerOut, 'days', f.replace(/\.md\.gz$/, '.json')), 'utf8')),
+      ),
+    );
+    const at = indexes.find((index) => index[member])![member] as number[];
+    expect(at[0]).toBeGreaterThan(0);
+    expect(at[2]).toBeGreaterThan(0);
   });
 });

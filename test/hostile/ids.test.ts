@@ -7,6 +7,7 @@ import { sessionRoute } from '../../src/model/routes.ts';
 import { createQDatabase } from '../helpers/amazonq-db.ts';
 import { tempDir } from '../helpers/paths.ts';
 import { claudeLines, codexLines, deepJson, qState, walkTree, writeLines } from './make.ts';
+import { sessionMarkdownOf } from '../helpers/markdown-packs.ts';
 
 /** Ids that escaped --out, collided or were too long for the file system before they went through
  * idToPathSegment. */
@@ -71,10 +72,12 @@ describe('hostile ids: traversal, collisions, long names', () => {
       expect(page, id).toContain(`answer number ${i}`);
       for (const j of Q_IDS.keys()) if (j !== i) expect(page, id).not.toContain(`answer number ${j}<`);
     }
-    // One folder per conversation, and its Markdown export beside it.
+    // One folder per conversation, and its Markdown export in its day's pack, under the same segment.
     expect((await fs.readdir(path.join(out, 'sessions', 'amazon-q'))).sort()).toEqual(
-      Q_IDS.flatMap((id) => [idToPathSegment(id), `${idToPathSegment(id)}.md.gz`]).sort(),
+      Q_IDS.map((id) => idToPathSegment(id)).sort(),
     );
+    for (const [i, id] of Q_IDS.entries())
+      expect(await sessionMarkdownOf(out, 'amazon-q', id), id).toContain(`answer number ${i}\n`);
     for (const [i, id] of CODEX_IDS.entries()) {
       const page = await pageOf('codex', id);
       expect(page).toContain(`codex answer ${i}`);

@@ -1,6 +1,5 @@
 import { promises as fs, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { DataDir, readBodyFileSync } from '../../src/archive/data-dir.ts';
 import type { BodyHeader } from '../../src/archive/body-format.ts';
@@ -12,6 +11,7 @@ import { ensureSearchIndex } from '../../src/search/sync.ts';
 import { searchIndexPath } from '../../src/search/store.ts';
 import Database from 'better-sqlite3';
 import { collectHome } from '../helpers/markdown-home.ts';
+import { sessionMarkdownOf } from '../helpers/markdown-packs.ts';
 import { fixtureBuild } from '../helpers/paths.ts';
 import { writeSubagent, writeTurns } from '../helpers/transcripts.ts';
 
@@ -104,7 +104,7 @@ describe('a subagent spawned by another subagent, in a session of several pages'
     expect(at('inner answer: the tests pass')).toBeGreaterThan(at('outer answer: asking another helper'));
     expect(at('inner answer: the tests pass')).toBeLessThan(at(`question ${SPAWNING_TURN + 1}</div`));
     // The session's Markdown nests it a level deeper too.
-    const markdown = gunzipSync(await fs.readFile(`${sessionDir}.md.gz`)).toString('utf8');
+    const markdown = await sessionMarkdownOf(outDir, 'claude-code', SESSION_ID);
     expect(markdown).toMatch(
       /\n### Subagent · Explore: outer task[^]*\n#### Subagent · Explore: inner task[^]*inner answer/,
     );

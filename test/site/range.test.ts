@@ -29,7 +29,7 @@ describe('build --since/--until', () => {
       '2026-03-05',
     ]);
     expect(run.code).toBe(0);
-    const days = (await fs.readdir(path.join(out, 'days'))).filter((d) => !d.endsWith('.md')).sort();
+    const days = (await fs.readdir(path.join(out, 'days'))).filter((d) => !d.includes('.')).sort();
     expect(days).toEqual(['2026-03-04', '2026-03-05']);
     // Tokyo 03-04: Claude C, F and Codex K1; 03-05: Claude D, E and Codex K2, K3 (fixtures/*.md).
     const stats = JSON.parse(await fs.readFile(path.join(out, 'stats.json'), 'utf8'));

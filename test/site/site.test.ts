@@ -3,6 +3,7 @@ import path from 'node:path';
 import { JSDOM } from 'jsdom';
 import { describe, expect, inject, it } from 'vitest';
 import { SESSION } from '../helpers/paths.ts';
+import { sessionMarkdownOf } from '../helpers/markdown-packs.ts';
 
 // The site built once by test/global-setup.ts: the real CLI over fixtures/home, --tz Asia/Tokyo.
 const site = inject('site');
@@ -34,27 +35,21 @@ describe('build over the fixture home', () => {
   });
 
   it('writes the routes of the contract', async () => {
-    const days = (await fs.readdir(path.join(site.outDir, 'days'))).filter((d) => !d.endsWith('.md')).sort();
+    const days = (await fs.readdir(path.join(site.outDir, 'days'))).filter((d) => !d.includes('.')).sort();
     // Amazon Q: B 03-10, C 03-12, D 03-14, A at the database mtime 03-20.
     expect(days).toEqual([...CLAUDE_DAYS, ...Q_DAYS]);
     const claude = await fs.readdir(path.join(site.outDir, 'sessions', 'claude-code'));
-    const sessions = claude.filter((d) => !d.endsWith('.md.gz')).sort();
-    expect(sessions).toEqual(Object.values(SESSION).sort());
-    // Each session's Markdown export beside its page, gzipped.
-    expect(claude.filter((d) => d.endsWith('.md.gz')).sort()).toEqual(
-      Object.values(SESSION)
-        .map((id) => `${id}.md.gz`)
-        .sort(),
-    );
-    const q = (await fs.readdir(path.join(site.outDir, 'sessions', 'amazon-q')))
-      .filter((d) => !d.endsWith('.md.gz'))
-      .map((id) => id[0])
-      .sort();
+    expect(claude.sort()).toEqual(Object.values(SESSION).sort());
+    // Each session's Markdown export, gzipped, in the pack of the day it started (no file of its own).
+    for (const id of Object.values(SESSION))
+      expect(await sessionMarkdownOf(site.outDir, 'claude-code', id), id).toMatch(/^# /);
+    const packs = (await fs.readdir(path.join(site.outDir, 'days'))).filter((d) => d.endsWith('.sessions.md.gz'));
+    expect(packs.length).toBeGreaterThan(0);
+    expect(packs.length).toBeLessThanOrEqual(days.length);
+    const q = (await fs.readdir(path.join(site.outDir, 'sessions', 'amazon-q'))).map((id) => id[0]).sort();
     expect(q).toEqual(['a', 'b', 'c', 'd']);
     // Codex: K1, K2, K3, K5 (K4 is its subagent), K6, L1, T1 (K7 holds no conversation).
-    const codex = (await fs.readdir(path.join(site.outDir, 'sessions', 'codex')))
-      .filter((d) => !d.endsWith('.md.gz'))
-      .sort();
+    const codex = (await fs.readdir(path.join(site.outDir, 'sessions', 'codex'))).sort();
     expect(codex).toEqual([
       '019cb1a0-0001-7000-8000-000000000001',
       '019cb1a0-0002-7000-8000-000000000002',

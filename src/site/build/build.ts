@@ -16,7 +16,17 @@ import {
 } from './render-page.ts';
 import type { RenderTask, RenderTaskResult, RenderWorkerData } from './render-worker.ts';
 import { bodyStamp, indexStamp } from '../../archive/stamps.ts';
-import { allIntact, intact, type Manifest, type OutputRecord, readManifest, writeManifest } from './manifest.ts';
+import {
+  allIntact,
+  intact,
+  type Manifest,
+  membersDirOf,
+  type OutputRecord,
+  readManifest,
+  writeManifest,
+} from './manifest.ts';
+import { isMarkdownMember, outputFile, packMembers, writeMarkdownPacks } from './markdown-packs.ts';
+import { siteOptions } from '../site-options.ts';
 import { commitsDuring, commitsOfSessions, type Commit, gitOutcomes, repositoryStamp } from '../../insights/git.ts';
 
 const WORKER = workerFile(import.meta.url, 'site-render-worker', './render-worker.js');
@@ -129,6 +139,8 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
   // Pages without props (home, stats) read the archive's index only.
   const indexKey = hash(optionsKey, indexStamp(dataDir));
   const manifestFile = path.join(cacheDir, 'site-build', `${hash(outDir).slice(0, 16)}.json`);
+  const dirs = { outDir, membersDir: membersDirOf(manifestFile) };
+  const fileOf = (output: string) => outputFile(dirs, output);
   const previous = options.full ? undefined : await readManifest(manifestFile, outDir);
 
   // Nothing in the archive or in the sessions' repositories changed since the last build into this directory,
@@ -137,9 +149,9 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
     previous !== undefined &&
     previous.siteKey === hash(indexKey, repositoriesKey(previous.cwds ?? [])) &&
     !previous.failed?.length &&
-    (await allIntact(outDir, previous.outputs))
+    allIntact(fileOf, previous.outputs)
   ) {
-    const outputs = Object.keys(previous.outputs);
+    const outputs = Object.keys(previous.outputs).filter((output) => !isMarkdownMember(output));
     return {
       files: outputs.length,
       pages: outputs.filter((o) => o.endsWith('.html')).length,
@@ -218,18 +230,13 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
     }
     const known = previous?.outputs[route.output];
     outputs[route.output] = { key, size: known?.size ?? 0, mtimeMs: known?.mtimeMs ?? 0 };
-    if (known?.key === key && (await intact(outDir, route.output, known))) {
+    if (known?.key === key && intact(fileOf(route.output), known)) {
       if (known.inputs) Object.assign(outputs[route.output]!, { inputs: known.inputs, base: known.base });
       continue;
     }
     // Only the body's stamps changed: the page is the same if what it reads of the body is. (After anything else
     // changed, an upgrade or another --tz, reading every later page to compare would only cost time and memory.)
-    if (
-      later &&
-      known?.inputs &&
-      known.base === inputsBase.get(route.output) &&
-      (await intact(outDir, route.output, known))
-    ) {
+    if (later && known?.inputs && known.base === inputsBase.get(route.output) && intact(fileOf(route.output), known)) {
       // A body that cannot be read now is not the same: the page is rendered, and says so.
       const digest = readDigest(bundle, route);
       const inputs = digest && hash(inputsBase.get(route.output)!, digest);
@@ -282,7 +289,7 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
     }
   };
   const total = stale.reduce((n, task) => n + task.length, 0);
-  options.onOutputs?.(new Set(Object.keys(outputs)), total);
+  options.onOutputs?.(new Set(Object.keys(outputs).filter((output) => !isMarkdownMember(output))), total);
   options.onProgress?.({ phase: 'pages', done: 0, total });
   if (stale.length > 0 && total <= IN_PROCESS_ROUTES) {
     // A few pages (one session changed): starting workers, or handing the pages to the ones `serve --watch`
@@ -290,9 +297,9 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
     const here = await PageRenderer.create(bundle, styleHrefs);
     for (const task of stale) {
       for (const route of task) {
-        const file = path.join(outDir, route.output);
+        const file = fileOf(route.output);
         const result = await here.renderOrExplain(file, route, options.full);
-        if (result.written) written += 1;
+        if (result.written && !isMarkdownMember(route.output)) written += 1;
         const stat = await fs.stat(file);
         outputs[route.output] = { ...outputs[route.output]!, size: stat.size, mtimeMs: stat.mtimeMs };
         recordInputs(route.output, result.error === undefined ? readDigest(bundle, route) : undefined);
@@ -302,7 +309,7 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
       options.onProgress?.({ phase: 'pages', done: rendered, total });
     }
   } else if (stale.length > 0) {
-    const workerData: RenderWorkerData = { entry: renderer.entry, styleHrefs, outDir };
+    const workerData: RenderWorkerData = { entry: renderer.entry, styleHrefs, ...dirs };
     const threads = options.threads ?? defaultThreads();
     const pool = options.workers
       ? options.workers.pool(workerData, threads)
@@ -321,7 +328,7 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
           for (const file of result.files) {
             outputs[file.output] = { ...outputs[file.output]!, size: file.size, mtimeMs: file.mtimeMs };
             recordInputs(file.output, file.digest);
-            if (file.written) written += 1;
+            if (file.written && !isMarkdownMember(file.output)) written += 1;
             if (file.error !== undefined) fail(file.output, file.error);
           }
           rendered += task.length;
@@ -332,6 +339,20 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
       if (!options.workers) await pool.close();
     }
   }
+
+  const packs = writeMarkdownPacks({
+    members: packMembers(
+      routes.filter((route) => isMarkdownMember(route.output)).flatMap((route) => sessionOf(route) ?? []),
+      siteOptions().timeZone,
+    ),
+    memberRecords: outputs,
+    memberFile: fileOf,
+    outDir,
+    previous: previous?.outputs,
+    full: options.full,
+  });
+  Object.assign(outputs, packs.records);
+  written += packs.written;
 
   for (const style of renderer.styles) {
     const file = path.join(outDir, style);
@@ -356,13 +377,14 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
   let removed = 0;
   for (const output of Object.keys(previous?.outputs ?? (await readManifest(manifestFile, outDir))?.outputs ?? {})) {
     if (output in outputs) continue;
-    await fs.rm(path.join(outDir, output), { force: true });
-    await removeEmptyParents(outDir, path.dirname(path.join(outDir, output)));
+    await fs.rm(fileOf(output), { force: true });
+    if (isMarkdownMember(output)) continue;
+    await removeEmptyParents(outDir, path.dirname(fileOf(output)));
     removed += 1;
   }
 
   await writeManifest(manifestFile, { version: 1, outDir, siteKey, cwds, failed, outputs });
-  const names = Object.keys(outputs);
+  const names = Object.keys(outputs).filter((output) => !isMarkdownMember(output));
   return {
     files: names.length,
     pages: names.filter((o) => o.endsWith('.html')).length,

@@ -29,13 +29,15 @@ export interface Manifest {
   outputs: Record<string, OutputRecord>;
 }
 
-export async function intact(outDir: string, output: string, record: OutputRecord): Promise<boolean> {
-  const stat = statSync(path.join(outDir, output), { throwIfNoEntry: false });
+/** Whether `file` is as the build that recorded `record` left it. */
+export function intact(file: string, record: OutputRecord | undefined): boolean {
+  if (!record) return false;
+  const stat = statSync(file, { throwIfNoEntry: false });
   return stat !== undefined && stat.size === record.size && stat.mtimeMs === record.mtimeMs;
 }
 
-export async function allIntact(outDir: string, outputs: Record<string, OutputRecord>): Promise<boolean> {
-  for (const [output, record] of Object.entries(outputs)) if (!(await intact(outDir, output, record))) return false;
+export function allIntact(fileOf: (output: string) => string, outputs: Record<string, OutputRecord>): boolean {
+  for (const [output, record] of Object.entries(outputs)) if (!intact(fileOf(output), record)) return false;
   return true;
 }
 
@@ -53,4 +55,9 @@ export async function writeManifest(file: string, manifest: Manifest): Promise<v
   const temp = `${file}.tmp-${process.pid}`;
   await fs.writeFile(temp, JSON.stringify(manifest));
   await fs.rename(temp, file);
+}
+
+/** The folder of a site's sessions' Markdown members (see markdown-packs.ts), beside its record. */
+export function membersDirOf(manifestFile: string): string {
+  return `${manifestFile.replace(/\.json$/, '')}.markdown`;
 }

@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
-import path from 'node:path';
 import { workerData } from 'node:worker_threads';
+import { outputFile } from './markdown-packs.ts';
 import { listRoutes, loadBundle, PageRenderer, readDigest, type RouteToRender } from './render-page.ts';
 
 /** Given once per worker. */
@@ -8,6 +8,8 @@ export interface RenderWorkerData {
   entry: string;
   styleHrefs: string[];
   outDir: string;
+  /** Where sessions' Markdown members go (see markdown-packs.ts). */
+  membersDir: string;
 }
 
 /**
@@ -46,7 +48,7 @@ export type RenderTaskResult =
     }
   | { ok: false; error: string };
 
-const { entry, styleHrefs, outDir } = workerData as RenderWorkerData;
+const { entry, styleHrefs, outDir, membersDir } = workerData as RenderWorkerData;
 const bundle = loadBundle(entry);
 const renderer = bundle.then((loaded) => PageRenderer.create(loaded, styleHrefs));
 let routes: { siteKey: string; byModule: Map<string, Promise<Map<string, RouteToRender>>> } | undefined;
@@ -81,7 +83,7 @@ export default async function renderTask({
         const route = (await routesOf(siteKey, modules[i]!)).get(output);
         if (!route)
           throw new Error(`the renderer has no route for ${output} (did the archive change during the build?)`);
-        const file = path.join(outDir, route.output);
+        const file = outputFile({ outDir, membersDir }, route.output);
         const { written, error } = await (await renderer).renderOrExplain(file, route, force);
         const stat = statSync(file);
         const digest = error === undefined ? readDigest(loaded, route) : undefined;

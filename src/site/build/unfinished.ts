@@ -3,6 +3,7 @@ import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from '../../util/fs.ts';
 import { isProcessAlive, sweepTemporaryFiles } from '../../util/temp-files.ts';
+import { membersDirOf } from './manifest.ts';
 
 export interface BuildMark {
   /** Temporary files removed from the site, left there by the last build into it, which did not finish. */
@@ -28,19 +29,22 @@ export async function markBuildStarted(dataDir: string, outDir: string): Promise
   await forgetGoneSites(folder, mark);
   const left = existsSync(mark);
   const { removed, kept } = left ? await sweepTemporaryFiles(out) : { removed: 0, kept: 0 };
+  // Sessions' Markdown members are written beside the build's records (see markdown-packs.ts).
+  const members = left ? await sweepTemporaryFiles(folder) : { removed: 0, kept: 0 };
   // Whole or not at all: a build killed as it wrote its mark must still leave one the next build reads.
   await writeFileAtomic(mark, `${JSON.stringify({ pid: process.pid, outDir: out })}\n`);
   return {
-    swept: removed,
+    swept: removed + members.removed,
     finish: async () => {
-      if (kept === 0) await fs.rm(mark, { force: true });
+      if (kept + members.kept === 0) await fs.rm(mark, { force: true });
     },
   };
 }
 
 /**
  * The marks of sites that are gone (a `share` into a temporary folder that was killed): nothing to sweep there.
- * This build's own mark is kept even when it cannot be read, as the site it names is this one.
+ * This build's own mark is kept even when it cannot be read, as the site it names is this one. A gone site's
+ * build record and its sessions' Markdown members go too: a site's members are a tenth of its bytes.
  */
 async function forgetGoneSites(folder: string, own: string): Promise<void> {
   const names = await fs.readdir(folder).catch(() => [] as string[]);
@@ -57,5 +61,28 @@ async function forgetGoneSites(folder: string, own: string): Promise<void> {
       .then((text) => (JSON.parse(text) as { outDir?: unknown }).outDir)
       .catch(() => undefined);
     if (typeof outDir !== 'string' || !existsSync(outDir)) await fs.rm(file, { force: true });
+  }
+  for (const name of names.filter((n) => SITE_RECORD.test(n))) {
+    const outDir = await recordedOutDir(path.join(folder, name));
+    if (outDir === undefined || existsSync(outDir)) continue;
+    await fs.rm(path.join(folder, name), { force: true });
+    await fs.rm(membersDirOf(path.join(folder, name)), { recursive: true, force: true });
+  }
+}
+
+/** A site build's record (build.ts), named after the site's folder. */
+const SITE_RECORD = /^[0-9a-f]{16}\.json$/;
+
+/** The site folder a build record names: its first field after the version, so a few bytes tell it (a heavy
+ * history's record is MBs). */
+async function recordedOutDir(file: string): Promise<string | undefined> {
+  const handle = await fs.open(file, 'r').catch(() => undefined);
+  if (!handle) return undefined;
+  try {
+    const { buffer, bytesRead } = await handle.read(Buffer.alloc(8192), 0, 8192, 0);
+    const field = /^\{"version":1,"outDir":("(?:[^"\\]|\\.)*")/.exec(buffer.toString('utf8', 0, bytesRead))?.[1];
+    return field === undefined ? undefined : (JSON.parse(field) as string);
+  } finally {
+    await handle.close();
   }
 }

@@ -210,17 +210,39 @@ async function sendFile(
     return void response.end(head ? undefined : html);
   }
   const stat = await fs.stat(file);
-  response.writeHead(status, {
+  // One byte range, as static hosts answer it: a session's Markdown is asked for alone out of its day's pack.
+  const range = status === 200 ? byteRange(request.headers.range, stat.size) : undefined;
+  if (range === 'unsatisfiable') {
+    response.writeHead(416, { ...SECURITY_HEADERS, 'Content-Range': `bytes */${stat.size}` });
+    return void response.end();
+  }
+  response.writeHead(range ? 206 : status, {
     ...SECURITY_HEADERS,
     'Content-Security-Policy': FALLBACK_CSP,
     'Content-Type': type,
-    'Content-Length': stat.size,
+    'Content-Length': range ? range.end - range.start + 1 : stat.size,
+    'Accept-Ranges': 'bytes',
+    ...(range && { 'Content-Range': `bytes ${range.start}-${range.end}/${stat.size}` }),
     'Cache-Control': 'no-cache',
   });
   if (head) return void response.end();
   await new Promise<void>((resolve, reject) => {
-    createReadStream(file).on('error', reject).pipe(response).on('finish', resolve).on('error', reject);
+    createReadStream(file, range).on('error', reject).pipe(response).on('finish', resolve).on('error', reject);
   });
+}
+
+/** A `Range: bytes=a-b` (or `a-`, or `-n`) header's bytes; several ranges, or none, are answered whole. */
+function byteRange(
+  header: string | undefined,
+  size: number,
+): { start: number; end: number } | 'unsatisfiable' | undefined {
+  const match = header && /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!match || (match[1] === '' && match[2] === '')) return undefined;
+  const [start, end] =
+    match[1] === ''
+      ? [Math.max(0, size - Number(match[2])), size - 1]
+      : [Number(match[1]), match[2] === '' ? size - 1 : Math.min(Number(match[2]), size - 1)];
+  return start > end || start >= size ? 'unsatisfiable' : { start, end };
 }
 
 function send(response: http.ServerResponse, status: number, type: string, body: string, head = false): void {

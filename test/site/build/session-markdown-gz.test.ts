@@ -1,12 +1,12 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../helpers/cli.ts';
 import { copyFixtureHome, SESSION, tempDir } from '../../helpers/paths.ts';
 import { appendPrompt } from '../../helpers/transcripts.ts';
+import { sessionMarkdownOf } from '../../helpers/markdown-packs.ts';
 
-describe("a session's Markdown beside its page", { timeout: 300_000 }, () => {
+describe("a session's Markdown in its day's pack", { timeout: 300_000 }, () => {
   it('is whole gzip, for a small session (made in one call) and one past a million characters (streamed)', async () => {
     const home = await copyFixtureHome();
     const root = await tempDir('markdown-gz');
@@ -19,8 +19,7 @@ describe("a session's Markdown beside its page", { timeout: 300_000 }, () => {
     const out = path.join(root, 'site');
     const built = await runCli(['build', '--home', home, '--data', path.join(root, 'data'), '--out', out]);
     expect(built.code, built.stderr).toBe(0);
-    const markdownOf = async (id: string) =>
-      gunzipSync(await fs.readFile(path.join(out, 'sessions', 'claude-code', `${id}.md.gz`))).toString('utf8');
+    const markdownOf = (id: string) => sessionMarkdownOf(out, 'claude-code', id);
 
     const big = await markdownOf(SESSION.B);
     expect(big.length).toBeGreaterThan(1_500_000);
@@ -40,13 +39,21 @@ describe("a session's Markdown beside its page", { timeout: 300_000 }, () => {
     expect(small).toContain('redirect');
 
     // Made again on their own (their pages unchanged, so not rendered before them): the same bytes, from the
-    // pages read again rather than from what a page kept.
-    const files = [SESSION.A, SESSION.B].map((id) => path.join(out, 'sessions', 'claude-code', `${id}.md.gz`));
-    const before = await Promise.all(files.map((file) => fs.readFile(file)));
-    for (const file of files) await fs.rm(file);
-    const again = await runCli(['build', '--home', home, '--data', path.join(root, 'data'), '--out', out]);
+    // pages read again rather than from what a page kept, so their day's pack is the same too.
+    const packs = (await fs.readdir(path.join(out, 'days'))).filter((f) => f.includes('.sessions.'));
+    const before = await Promise.all(packs.map((file) => fs.readFile(path.join(out, 'days', file))));
+    const members = path.join(root, 'data', 'cache', 'site-build');
+    const memberFiles = (await fs.readdir(members, { recursive: true }))
+      .filter((f) => [SESSION.A, SESSION.B].some((id) => f.endsWith(`claude-code/${id}.md.gz`)))
+      .map((f) => path.join(members, f));
+    expect(memberFiles).toHaveLength(2);
+    for (const file of memberFiles) await fs.rm(file);
+    const again = await runCli(['build', '--home', home, '--data', path.join(root, 'data'), '--out', out, '--verbose']);
     expect(again.code, again.stderr).toBe(0);
-    expect(again.stdout + again.stderr).toMatch(/\b2 files written\b/);
-    for (const [i, file] of files.entries()) expect((await fs.readFile(file)).equals(before[i]!), file).toBe(true);
+    expect(again.stderr).toMatch(/Rendering: 2 of 2 files/);
+    expect(again.stdout + again.stderr).toMatch(/\b0 files written\b/);
+    for (const file of memberFiles) await fs.access(file);
+    for (const [i, file] of packs.entries())
+      expect((await fs.readFile(path.join(out, 'days', file))).equals(before[i]!), file).toBe(true);
   });
 });

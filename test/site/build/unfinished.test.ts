@@ -115,4 +115,42 @@ describe('a build after one that was killed', { timeout: 600_000 }, () => {
     expect(await marks(data)).toEqual([]);
     expect((await fs.readdir(folder)).filter((name) => name.includes(mark))).toEqual([runningTemporary]);
   });
+
+  it("forgets a site that is gone: its build record and its sessions' Markdown members", async () => {
+    const { home, data, out } = await fixtureBuild('unfinished-gone-site');
+    const other = `${out}-other`;
+    const build = (to: string) => runCli(['build', '--home', home, '--data', data, '--out', to, '--tz', 'UTC']);
+    for (const to of [out, other]) expect((await build(to)).code).toBe(0);
+    const folder = path.join(data, 'cache', 'site-build');
+    const records = async () => (await fs.readdir(folder)).filter((n) => /\.(json|markdown)$/.test(n)).sort();
+    const both = await records();
+    expect(both.map((n) => path.extname(n)).sort()).toEqual(['.json', '.json', '.markdown', '.markdown']);
+    await fs.rm(other, { recursive: true });
+    const next = await build(out);
+    expect(next.code, next.stderr).toBe(0);
+    const left = await records();
+    expect(left).toHaveLength(2);
+    const record = JSON.parse(
+      await fs.readFile(
+        path.join(
+          folder,
+          left.find((n) => n.endsWith('.json'))!,
+        ),
+        'utf8',
+      ),
+    );
+    expect(record.outDir).toBe(out);
+    expect(
+      (
+        await fs.readdir(
+          path.join(
+            folder,
+            left.find((n) => n.endsWith('.markdown'))!,
+          ),
+          { recursive: true },
+        )
+      ).filter((f) => f.endsWith('.md.gz')).length,
+    ).toBeGreaterThan(10);
+    expect(next.stderr).toMatch(/\b0 files written\b/);
+  });
 });

@@ -1,0 +1,137 @@
+import { createHash } from 'node:crypto';
+import { readFileSync, rmSync, statSync } from 'node:fs';
+import path from 'node:path';
+import type { SessionSummary } from '../../model/session.ts';
+import { markdownMemberRoute, markdownPackIndexRoute, markdownPackRoute } from '../../model/routes.ts';
+import { markdownPackDay } from '../format.ts';
+import { intact, type OutputRecord } from './manifest.ts';
+import { writeIfChanged } from './render-page.ts';
+
+/**
+ * Sessions' Markdown exports are packed by the day each session started: `days/<day>.sessions.md.gz` holds the
+ * gzip member of each, one after another (gunzip makes of it the day's sessions as one Markdown file), and
+ * `days/<day>.sessions.json` says where each session's member is. A file per session was 40 % of a site's files,
+ * and static hosts limit the count (Cloudflare Pages: 20,000): packed, a heavy history of 10,000 sessions fits.
+ * The session page's script takes its member out of the pack (public/session.js).
+ *
+ * Each member is rendered like a page (key, workers, incremental) but written in the data directory, under
+ * `membersDir`: a pack is made again from them only when one of its members, or their list, changed.
+ */
+
+/** A session export's route output (`sessions/<source>/<id>.md.gz`): rendered to `membersDir`, not the site. */
+export function isMarkdownMember(output: string): boolean {
+  return /^sessions\/[^/]+\/[^/]+\.md\.gz$/.test(output);
+}
+
+/** Where an output's file is: a session's Markdown member in `membersDir`, any other in the site. */
+export function outputFile(dirs: { outDir: string; membersDir: string }, output: string): string {
+  return path.join(isMarkdownMember(output) ? dirs.membersDir : dirs.outDir, output);
+}
+
+export interface PackMember {
+  /** The member's route output. */
+  output: string;
+  /** Its name in the pack's index: `<source>/<id segment>`. */
+  name: string;
+  day: string;
+  startedAt: string;
+}
+
+/** The members of the sessions whose Markdown the site has, each with the day (in `timeZone`) it is packed in. */
+export function packMembers(summaries: Iterable<SessionSummary>, timeZone: string): PackMember[] {
+  return [...summaries].map((summary) => {
+    const output = markdownMemberRoute(summary.source, summary.sessionId);
+    return {
+      output,
+      name: output.slice('sessions/'.length, -'.md.gz'.length),
+      day: markdownPackDay(summary.startedAt, timeZone),
+      startedAt: summary.startedAt,
+    };
+  });
+}
+
+export interface PackResult {
+  /** The packs and their indexes, as the manifest records them. */
+  records: Record<string, OutputRecord>;
+  written: number;
+}
+
+/**
+ * Writes each day's pack and index whose members changed (all of them when `previous` is not given, or `full`),
+ * from the member files `memberFile` finds. A pack's key is its members' records (key, size, mtime), so a member
+ * rendered again to the same bytes leaves its pack alone.
+ */
+export function writeMarkdownPacks(options: {
+  members: readonly PackMember[];
+  memberRecords: Readonly<Record<string, OutputRecord>>;
+  memberFile: (output: string) => string;
+  outDir: string;
+  previous?: Readonly<Record<string, OutputRecord>>;
+  full?: boolean;
+}): PackResult {
+  const byDay = new Map<string, PackMember[]>();
+  for (const member of options.members) {
+    const list = byDay.get(member.day) ?? [];
+    list.push(member);
+    byDay.set(member.day, list);
+  }
+  const records: Record<string, OutputRecord> = {};
+  let written = 0;
+  for (const [day, members] of [...byDay].sort((a, b) => a[0].localeCompare(b[0]))) {
+    members.sort((a, b) => a.startedAt.localeCompare(b.startedAt) || a.output.localeCompare(b.output));
+    const hash = createHash('sha256');
+    for (const m of members) {
+      const record = options.memberRecords[m.output];
+      hash.update(JSON.stringify([m.output, record?.key, record?.size, record?.mtimeMs])).update('\0');
+    }
+    const key = hash.digest('hex');
+    const outputs = [markdownPackRoute(day), markdownPackIndexRoute(day)];
+    const known = outputs.map((output) => options.previous?.[output]);
+    const here = (output: string) => path.join(options.outDir, output);
+    if (!options.full && known.every((record, i) => record?.key === key && intact(here(outputs[i]!), record))) {
+      outputs.forEach((output, i) => (records[output] = known[i]!));
+      continue;
+    }
+    const { pack, index } = packOf(members, options.memberFile);
+    for (const [i, bytes] of [pack, index].entries()) {
+      const file = here(outputs[i]!);
+      if (writeIfChanged(file, bytes, options.full)) written += 1;
+      const stat = statSync(file);
+      records[outputs[i]!] = { key, size: stat.size, mtimeMs: stat.mtimeMs };
+    }
+  }
+  return { records, written };
+}
+
+/**
+ * One day's pack and its index: `{"<source>/<id>": [start, length, markdownStart, markdownLength]}`, in bytes of
+ * the pack and of the Markdown it decompresses to (a host that serves `.gz` files gzip-encoded hands over the
+ * latter). A member's Markdown length is its gzip trailer's.
+ */
+function packOf(
+  members: readonly PackMember[],
+  memberFile: (output: string) => string,
+): { pack: Buffer; index: Buffer } {
+  const parts: Buffer[] = [];
+  const index: Record<string, [number, number, number, number]> = {};
+  let at = 0;
+  let markdownAt = 0;
+  for (const member of members) {
+    const bytes = readFileSync(memberFile(member.output));
+    const markdownLength = bytes.length >= 18 ? bytes.readUInt32LE(bytes.length - 4) : 0;
+    index[member.name] = [at, bytes.length, markdownAt, markdownLength];
+    parts.push(bytes);
+    at += bytes.length;
+    markdownAt += markdownLength;
+  }
+  return { pack: Buffer.concat(parts), index: Buffer.from(`${JSON.stringify(index)}\n`) };
+}
+
+/** Packs the members a build left in the site itself (Astro's own build) and removes them from it. */
+export function packMembersInSite(outDir: string, summaries: Iterable<SessionSummary>, timeZone: string): void {
+  const members = packMembers(summaries, timeZone).filter((m) =>
+    statSync(path.join(outDir, m.output), { throwIfNoEntry: false }),
+  );
+  writeMarkdownPacks({ members, memberRecords: {}, memberFile: (output) => path.join(outDir, output), outDir });
+  for (const member of members) rmSync(path.join(outDir, member.output));
+}

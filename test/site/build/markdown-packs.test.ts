@@ -1,0 +1,121 @@
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../helpers/cli.ts';
+import { fixtureBuild, SESSION } from '../../helpers/paths.ts';
+import { sessionMarkdownMember } from '../../helpers/markdown-packs.ts';
+import { appendPrompt } from '../../helpers/transcripts.ts';
+
+type PackIndex = Record<string, [number, number, number, number]>;
+
+let paths: { home: string; data: string; out: string };
+const build = (...more: string[]) =>
+  runCli(['build', '--home', paths.home, '--data', paths.data, '--out', paths.out, '--tz', 'Asia/Tokyo', ...more]);
+
+async function packs(): Promise<Map<string, { index: PackIndex; pack: Buffer; mtimeMs: number }>> {
+  const days = path.join(paths.out, 'days');
+  const found = new Map<string, { index: PackIndex; pack: Buffer; mtimeMs: number }>();
+  for (const file of (await fs.readdir(days)).filter((f) => f.endsWith('.sessions.json')).sort()) {
+    const packFile = path.join(days, file.replace(/\.json$/, '.md.gz'));
+    found.set(file.slice(0, 10), {
+      index: JSON.parse(await fs.readFile(path.join(days, file), 'utf8')) as PackIndex,
+      pack: await fs.readFile(packFile),
+      mtimeMs: (await fs.stat(packFile)).mtimeMs,
+    });
+  }
+  return found;
+}
+
+/** The session pages' Markdown links: the index each names and the member it asks it for. */
+async function pageLinks(): Promise<{ page: string; index: string; member: string; href: string }[]> {
+  const links = [];
+  const sessions = path.join(paths.out, 'sessions');
+  for (const file of await fs.readdir(sessions, { recursive: true })) {
+    if (!file.endsWith('index.html')) continue;
+    const html = await fs.readFile(path.join(sessions, file), 'utf8');
+    const link =
+      /<a href="([^"]+)" download data-markdown-file="[^"]+" data-markdown-index="([^"]+)" data-markdown-member="([^"]+)"/.exec(
+        html,
+      );
+    expect(link, file).not.toBeNull();
+    links.push({ page: file, href: link![1]!, index: link![2]!, member: link![3]! });
+  }
+  return links;
+}
+
+beforeAll(async () => {
+  paths = await fixtureBuild('markdown-packs');
+  const first = await build();
+  expect(first.code, first.stderr).toBe(0);
+}, 600_000);
+
+describe("sessions' Markdown, packed by the day each started", { timeout: 600_000 }, () => {
+  it('a pack is its members one after another, and its index finds each in the pack and in its Markdown', async () => {
+    const all = await packs();
+    expect(all.size).toBeGreaterThan(3);
+    let members = 0;
+    for (const [day, { index, pack }] of all) {
+      const entries = Object.entries(index).sort((a, b) => a[1][0] - b[1][0]);
+      expect(entries.length, day).toBeGreaterThan(0);
+      // Back to back from the pack's first byte to its last, and their Markdown likewise.
+      expect(Buffer.concat(entries.map(([, at]) => pack.subarray(at[0], at[0] + at[1]))).equals(pack), day).toBe(true);
+      const markdown = gunzipSync(pack);
+      let at = 0;
+      let markdownAt = 0;
+      for (const [name, [start, length, markdownStart, markdownLength]] of entries) {
+        expect([start, markdownStart], name).toEqual([at, markdownAt]);
+        const own = gunzipSync(pack.subarray(start, start + length));
+        expect(own.toString('utf8'), name).toMatch(/^# /);
+        // What a host that decodes .gz files hands over, cut where the index says.
+        expect(markdown.subarray(markdownStart, markdownStart + markdownLength).equals(own), name).toBe(true);
+        at += length;
+        markdownAt += markdownLength;
+        members += 1;
+      }
+      expect(markdownAt, day).toBe(markdown.length);
+    }
+    // Every session page links its day's pack and the index that holds it; no session has a file of its own.
+    const links = await pageLinks();
+    const sessions = new Set(links.filter((l) => !l.page.includes('/page/')).map((l) => l.member));
+    expect(members).toBe(sessions.size);
+    for (const link of links) {
+      const day = /\/days\/(\d{4}-\d{2}-\d{2})\.sessions\.json$/.exec(link.index)?.[1];
+      expect(day, link.page).toBeDefined();
+      expect(link.href).toBe(`/days/${day}.sessions.md.gz`);
+      expect(all.get(day!)!.index[link.member], link.page).toBeDefined();
+    }
+    const sessionFiles = await fs.readdir(path.join(paths.out, 'sessions'), { recursive: true });
+    expect(sessionFiles.filter((f) => f.endsWith('.gz'))).toEqual([]);
+  });
+
+  it("a session that grew makes again its day's pack only; a day left out by --since loses its pack", async () => {
+    const before = await packs();
+    const transcript = path.join(paths.home, '.claude', 'projects', '-home-alice-work-webapp', `${SESSION.B}.jsonl`);
+    await appendPrompt(transcript, 'PACKED-MARKER: 追記しました', '2026-03-03T00:25:00.000Z');
+    const grown = await build();
+    expect(grown.code, grown.stderr).toBe(0);
+    const after = await packs();
+    const dayOfB = [...after].find(([, p]) => p.index[`claude-code/${SESSION.B}`])![0];
+    const markdownOfB = gunzipSync(await sessionMarkdownMember(paths.out, 'claude-code', SESSION.B)).toString('utf8');
+    expect(markdownOfB).toContain('PACKED-MARKER: 追記しました');
+    expect(after.get(dayOfB)!.pack.equals(before.get(dayOfB)!.pack)).toBe(false);
+    expect([...after.keys()]).toEqual([...before.keys()]);
+    for (const [day, pack] of after) {
+      if (day === dayOfB) continue;
+      expect(pack.pack.equals(before.get(day)!.pack), day).toBe(true);
+      expect(pack.mtimeMs, day).toBe(before.get(day)!.mtimeMs);
+    }
+
+    // Only the days from the last one on: the other packs, and their members in the data directory, are gone.
+    const last = [...after.keys()].at(-1)!;
+    const since = await build('--since', last);
+    expect(since.code, since.stderr).toBe(0);
+    const left = await packs();
+    expect([...left.keys()]).toEqual([last]);
+    const members = (await fs.readdir(path.join(paths.data, 'cache', 'site-build'), { recursive: true })).filter((f) =>
+      f.endsWith('.md.gz'),
+    );
+    expect(members).toHaveLength(Object.keys(left.get(last)!.index).length);
+  });
+});
