@@ -88,14 +88,18 @@
         var at = index[link.getAttribute('data-markdown-member')];
         if (!at) throw new Error('not in the pack');
         var whole = function (got) {
-          // A host that serves .gz files gzip-encoded has handed over the day's Markdown itself.
           if (isGzip(got.bytes)) return gunzip(got.bytes.subarray(at[0], at[0] + at[1]));
+          // A host that serves .gz files gzip-encoded has handed over the day's Markdown itself (all of it: a
+          // browser that decoded only the first member would leave the others short).
+          if (got.bytes.length < at[2] + at[3]) throw new Error('the pack came decoded, but not whole');
           return got.bytes.slice(at[2], at[2] + at[3]).buffer;
         };
         var range = { headers: { Range: 'bytes=' + at[0] + '-' + (at[0] + at[1] - 1) } };
         return bytesOf(link.href, range).then(function (got) {
           if (!got.partial) return whole(got);
           if (got.bytes.length === at[1] && isGzip(got.bytes)) return gunzip(got.bytes);
+          // The member's range, decoded by the host: the session's Markdown itself.
+          if (got.bytes.length === at[3] && !isGzip(got.bytes)) return got.bytes.buffer;
           return bytesOf(link.href).then(whole);
         });
       });

@@ -145,7 +145,31 @@ async function buildSiteLocked(options: BuildSiteOptions): Promise<SiteBuildResu
     }
   }
   await mark.finish();
-  return { ...report, sanitized };
+  // The search's files are not the page build's: its index and its script.
+  const index = withSearch ? await filesAndBytes(options.outDir, ['pagefind', 'search.js']) : { files: 0, bytes: 0 };
+  return { ...report, sanitized, site: { files: report.files + index.files, bytes: report.bytes + index.bytes } };
+}
+
+/** The files of `names` under `dir` (a folder's, all under it) and their bytes. */
+async function filesAndBytes(dir: string, names: string[]): Promise<{ files: number; bytes: number }> {
+  let files = 0;
+  let bytes = 0;
+  for (const name of names) {
+    const top = path.join(dir, name);
+    const stat = await fs.stat(top).catch(() => undefined);
+    const found = stat?.isDirectory()
+      ? (await fs.readdir(top, { recursive: true, withFileTypes: true }))
+          .filter((entry) => entry.isFile())
+          .map((entry) => path.join(entry.parentPath, entry.name))
+      : stat?.isFile()
+        ? [top]
+        : [];
+    for (const file of found) {
+      files += 1;
+      bytes += (await fs.stat(file)).size;
+    }
+  }
+  return { files, bytes };
 }
 
 /** The site search is indexed while the pages render when at most this many are to be rendered. */
@@ -167,6 +191,8 @@ async function runSiteSearch(
 
 export interface SiteBuildResult extends SiteBuildReport {
   sanitized: number;
+  /** Every file of the site, the search index's too (see hostLimitNote). */
+  site: { files: number; bytes: number };
 }
 
 function setSiteEnvironment(options: BuildSiteOptions): void {

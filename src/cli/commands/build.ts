@@ -15,6 +15,7 @@ import {
   type SourceFlags,
 } from '../options.ts';
 import { ProgressWriter } from '../progress.ts';
+import { hostLimitNote } from '../host-limits.ts';
 
 export interface BuildFlags extends SourceFlags, CalendarFlags {
   out?: string;
@@ -86,6 +87,8 @@ export function registerBuild(program: Command, io: CliIo): void {
           `${buildSummary(collected, built, Date.now() - buildStarted)}.\n` +
           `Open it with: npx agent-logbook serve --out ${out}\n`,
       );
+      const note = hostLimitNote(built.site);
+      if (note) io.stderr(`${note}\n`);
     });
 }
 

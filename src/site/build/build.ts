@@ -14,6 +14,7 @@ import {
   type RouteToRender,
   writeIfChanged,
 } from './render-page.ts';
+import { sessionOf, summariesIn } from './route-sessions.ts';
 import type { RenderTask, RenderTaskResult, RenderWorkerData } from './render-worker.ts';
 import { bodyStamp, indexStamp } from '../../archive/stamps.ts';
 import {
@@ -25,7 +26,13 @@ import {
   readManifest,
   writeManifest,
 } from './manifest.ts';
-import { isMarkdownMember, outputFile, packMembers, writeMarkdownPacks } from './markdown-packs.ts';
+import {
+  isMarkdownMember,
+  outputFile,
+  packMembers,
+  removeUnpackedMarkdown,
+  writeMarkdownPacks,
+} from './markdown-packs.ts';
 import { siteOptions } from '../site-options.ts';
 import { commitsDuring, commitsOfSessions, type Commit, gitOutcomes, repositoryStamp } from '../../insights/git.ts';
 
@@ -92,8 +99,9 @@ function startPool(data: RenderWorkerData, threads: number): WorkerPool<RenderTa
 }
 
 export interface SiteBuildReport {
-  /** Files the site has (pages, endpoints, stylesheets). */
+  /** Files the site has (pages, endpoints, stylesheets), and their bytes. */
   files: number;
+  bytes: number;
   pages: number;
   /** Files rendered this time (the others were known unchanged without rendering). */
   rendered: number;
@@ -123,7 +131,9 @@ export interface SiteBuildReport {
  * this one does not make are removed; nothing else in `outDir` is touched.
  */
 export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBuildReport> {
-  const { dataDir, outDir } = options;
+  const { dataDir } = options;
+  // Named in the build's record, which a later build that finds the folder gone forgets (see unfinished.ts).
+  const outDir = path.resolve(options.outDir);
   const cacheDir = path.join(dataDir, 'cache');
   options.onProgress?.({ phase: 'compile', done: 0, total: 1 });
   const renderer = await compileRenderer(options.packageRoot, path.join(cacheDir, 'renderer'));
@@ -141,7 +151,10 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
   const manifestFile = path.join(cacheDir, 'site-build', `${hash(outDir).slice(0, 16)}.json`);
   const dirs = { outDir, membersDir: membersDirOf(manifestFile) };
   const fileOf = (output: string) => outputFile(dirs, output);
-  const previous = options.full ? undefined : await readManifest(manifestFile, outDir);
+  const recorded = await readManifest(manifestFile, outDir);
+  // A site built before packs has each session's Markdown beside its page, which no output names any more.
+  const unpacked = recorded && !recorded.packed ? removeUnpackedMarkdown(outDir, recorded.outputs) : 0;
+  const previous = options.full ? undefined : recorded;
 
   // Nothing in the archive or in the sessions' repositories changed since the last build into this directory,
   // nothing failed in it, and its files are as it left them.
@@ -154,6 +167,7 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
     const outputs = Object.keys(previous.outputs).filter((output) => !isMarkdownMember(output));
     return {
       files: outputs.length,
+      bytes: outputs.reduce((sum, output) => sum + previous.outputs[output]!.size, 0),
       pages: outputs.filter((o) => o.endsWith('.html')).length,
       rendered: 0,
       written: 0,
@@ -374,19 +388,20 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
     outputs[output] = { key: renderer.hash, size: stat.size, mtimeMs: stat.mtimeMs };
   }
 
-  let removed = 0;
-  for (const output of Object.keys(previous?.outputs ?? (await readManifest(manifestFile, outDir))?.outputs ?? {})) {
+  let removed = unpacked;
+  for (const output of Object.keys(recorded?.outputs ?? {})) {
     if (output in outputs) continue;
     await fs.rm(fileOf(output), { force: true });
-    if (isMarkdownMember(output)) continue;
-    await removeEmptyParents(outDir, path.dirname(fileOf(output)));
-    removed += 1;
+    const root = isMarkdownMember(output) ? dirs.membersDir : outDir;
+    await removeEmptyParents(root, path.dirname(fileOf(output)));
+    if (root === outDir) removed += 1;
   }
 
-  await writeManifest(manifestFile, { version: 1, outDir, siteKey, cwds, failed, outputs });
+  await writeManifest(manifestFile, { version: 1, outDir, siteKey, cwds, failed, packed: true, outputs });
   const names = Object.keys(outputs).filter((output) => !isMarkdownMember(output));
   return {
     files: names.length,
+    bytes: names.reduce((sum, name) => sum + outputs[name]!.size, 0),
     pages: names.filter((o) => o.endsWith('.html')).length,
     rendered,
     written,
@@ -404,55 +419,6 @@ function repositoriesKey(cwds: readonly string[]): string {
 
 function commitsKey(repos: string | undefined, commits: readonly Commit[]): string {
   return JSON.stringify([repos ?? '', commits.map((c) => [c.repo, c.hash, c.at, c.subject])]);
-}
-
-/** The session summaries a route's props hold (a session's own, a day's, a week's days', a project's), in the
- * order they are met. The objects routes share (a day's index is in its page's, its Markdown's and two weeks'
- * props; a day holds thousands of prompts) are walked once, their summaries kept in `walked`. */
-function summariesIn(props: Record<string, unknown>, walked: Map<object, SessionSummary[]>): SessionSummary[] {
-  const found = new Set<SessionSummary>();
-  for (const value of Object.values(props)) {
-    for (const item of Array.isArray(value) ? value : [value]) {
-      if (typeof item !== 'object' || item === null) continue;
-      let held = walked.get(item);
-      if (!held) walked.set(item, (held = summariesUnder(item)));
-      for (const summary of held) found.add(summary);
-    }
-  }
-  return [...found];
-}
-
-function summariesUnder(root: object): SessionSummary[] {
-  const found = new Set<SessionSummary>();
-  const seen = new Set<object>();
-  const visit = (value: unknown): void => {
-    if (typeof value !== 'object' || value === null || seen.has(value)) return;
-    seen.add(value);
-    if (isSummary(value)) found.add(value);
-    else for (const item of Array.isArray(value) ? value : Object.values(value)) visit(item);
-  };
-  visit(root);
-  return [...found];
-}
-
-function isSummary(value: object): value is SessionSummary {
-  const v = value as Partial<Record<keyof SessionSummary, unknown>>;
-  return (
-    typeof v.id === 'string' &&
-    typeof v.body === 'string' &&
-    typeof v.cwd === 'string' &&
-    typeof v.startedAt === 'string' &&
-    typeof v.endedAt === 'string' &&
-    typeof v.stats === 'object'
-  );
-}
-
-/** The session a route is made from, when its props are exactly a summary and perhaps a page number (a page
- * of the session, or its Markdown). */
-function sessionOf(route: RouteToRender): SessionSummary | undefined {
-  const { summary, page, ...rest } = route.props as { summary?: SessionSummary; page?: unknown };
-  if (Object.keys(rest).length > 0 || (page !== undefined && typeof page !== 'number')) return undefined;
-  return summary && typeof summary.body === 'string' && typeof summary.id === 'string' ? summary : undefined;
 }
 
 function hash(...parts: string[]): string {

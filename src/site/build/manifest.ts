@@ -26,6 +26,9 @@ export interface Manifest {
   cwds?: string[];
   /** Files that could not be rendered: made again by the next build (which warns again). */
   failed?: string[];
+  /** Sessions' Markdown is packed by day (markdown-packs.ts); a record without this is of a site that has each
+   * session's `.md.gz` beside its page. */
+  packed?: true;
   outputs: Record<string, OutputRecord>;
 }
 

@@ -127,6 +127,18 @@ function packOf(
   return { pack: Buffer.concat(parts), index: Buffer.from(`${JSON.stringify(index)}\n`) };
 }
 
+/** Removes from the site the `.md.gz` beside each session's page that a build before packs recorded; how many. */
+export function removeUnpackedMarkdown(outDir: string, outputs: Readonly<Record<string, OutputRecord>>): number {
+  let removed = 0;
+  for (const output of Object.keys(outputs).filter(isMarkdownMember)) {
+    const file = path.join(outDir, output);
+    if (!statSync(file, { throwIfNoEntry: false })) continue;
+    rmSync(file);
+    removed += 1;
+  }
+  return removed;
+}
+
 /** Packs the members a build left in the site itself (Astro's own build) and removes them from it. */
 export function packMembersInSite(outDir: string, summaries: Iterable<SessionSummary>, timeZone: string): void {
   const members = packMembers(summaries, timeZone).filter((m) =>

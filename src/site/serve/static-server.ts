@@ -237,7 +237,9 @@ function byteRange(
   size: number,
 ): { start: number; end: number } | 'unsatisfiable' | undefined {
   const match = header && /^bytes=(\d*)-(\d*)$/.exec(header.trim());
-  if (!match || (match[1] === '' && match[2] === '')) return undefined;
+  if (!match || (match[1] === '' && match[2] === '') || size === 0) return undefined;
+  // `bytes=5-3` is no range (RFC 9110 14.1.1): the whole file.
+  if (match[1] !== '' && match[2] !== '' && Number(match[2]) < Number(match[1])) return undefined;
   const [start, end] =
     match[1] === ''
       ? [Math.max(0, size - Number(match[2])), size - 1]

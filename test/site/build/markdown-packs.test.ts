@@ -118,4 +118,36 @@ describe("sessions' Markdown, packed by the day each started", { timeout: 600_00
     );
     expect(members).toHaveLength(Object.keys(left.get(last)!.index).length);
   });
+
+  it("upgrades a site that has each session's Markdown beside its page: those files are removed", async () => {
+    // What a build before packs left: `sessions/<source>/<id>.md.gz` in the site, in its record without `packed`.
+    const folder = path.join(paths.data, 'cache', 'site-build');
+    const recordFile = (await fs.readdir(folder)).find((n) => /^[0-9a-f]{16}\.json$/.test(n))!;
+    const record = JSON.parse(await fs.readFile(path.join(folder, recordFile), 'utf8'));
+    expect(record.packed).toBe(true);
+    delete record.packed;
+    const old = Object.keys(record.outputs).filter((o: string) => /^sessions\/[^/]+\/[^/]+\.md\.gz$/.test(o));
+    expect(old.length).toBeGreaterThan(0);
+    for (const output of old) {
+      const file = path.join(paths.out, output);
+      await fs.writeFile(file, await sessionMarkdownMember(paths.out, ...splitMember(output)));
+      const stat = await fs.stat(file);
+      record.outputs[output] = { ...record.outputs[output], size: stat.size, mtimeMs: stat.mtimeMs };
+    }
+    await fs.writeFile(path.join(folder, recordFile), JSON.stringify(record));
+    const upgraded = await build();
+    expect(upgraded.code, upgraded.stderr).toBe(0);
+    expect(upgraded.stderr).toMatch(new RegExp(`\\b${old.length} removed\\b`));
+    const left = (await fs.readdir(path.join(paths.out, 'sessions'), { recursive: true })).filter((f) =>
+      f.endsWith('.gz'),
+    );
+    expect(left).toEqual([]);
+    expect(JSON.parse(await fs.readFile(path.join(folder, recordFile), 'utf8')).packed).toBe(true);
+  });
 });
+
+/** `sessions/<source>/<id>.md.gz` → its source and id (the fixtures' ids are their own path segments). */
+function splitMember(output: string): [string, string] {
+  const [, source, id] = /^sessions\/([^/]+)\/(.+)\.md\.gz$/.exec(output)!;
+  return [source!, id!];
+}

@@ -123,9 +123,13 @@ describe('serve', () => {
     expect(await ranged('bytes=-3')).toEqual({ status: 206, range: 'bytes 9-11/12', body: whole.slice(-3) });
     expect(await ranged('bytes=8-100')).toEqual({ status: 206, range: 'bytes 8-11/12', body: whole.slice(8) });
     expect((await ranged('bytes=12-20')).status).toBe(416);
+    expect((await ranged('bytes=-0')).status).toBe(416);
     // Several ranges, or a header that is not one, get the whole file.
     expect(await ranged('bytes=0-1,4-5')).toEqual({ status: 200, range: null, body: whole });
     expect(await ranged('lines=1-2')).toEqual({ status: 200, range: null, body: whole });
+    expect(await ranged('bytes=5-3')).toEqual({ status: 200, range: null, body: whole });
+    const head = await fetch(url, { method: 'HEAD', headers: { Range: 'bytes=1-4' } });
+    expect([head.status, head.headers.get('content-length'), await head.text()]).toEqual([206, '4', '']);
     const plain = await fetch(url);
     expect(plain.headers.get('accept-ranges')).toBe('bytes');
   });
