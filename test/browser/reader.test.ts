@@ -320,12 +320,18 @@ describe('session pages as a reader sees them', () => {
     await expect(hash()).resolves.toBe('#p1');
     // The link saves the session's gzip member of its day's pack as the Markdown it holds.
     await page.goto(`${reader.url}/sessions/claude-code/${TOOLS}/`);
+    const packAnswers: number[] = [];
+    page.on('response', (response) => {
+      if (response.url().endsWith('.sessions.md.gz')) packAnswers.push(response.status());
+    });
     const [download] = await Promise.all([
       page.waitForEvent('download'),
       page.getByRole('link', { name: 'This session as Markdown' }).click(),
     ]);
     expect(download.suggestedFilename()).toBe(`${TOOLS}.md`);
     const markdown = await fs.readFile((await download.path())!, 'utf8');
+    // Its member alone, asked for by range (the whole pack is the fallback).
+    expect(packAnswers).toEqual([206]);
     await page.close();
     expect(await sessionMarkdownOf(readerOut, 'claude-code', TOOLS)).toBe(markdown);
     expect(markdown).toContain(

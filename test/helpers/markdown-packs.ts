@@ -4,8 +4,12 @@ import { gunzipSync } from 'node:zlib';
 import { idToPathSegment } from '../../src/model/ids.ts';
 
 /** A session's gzip member in the site's day packs (`days/<day>.sessions.md.gz`), found through their indexes. */
-export async function sessionMarkdownMember(out: string, source: string, sessionId: string): Promise<Buffer> {
-  const name = `${source}/${idToPathSegment(sessionId)}`;
+export function sessionMarkdownMember(out: string, source: string, sessionId: string): Promise<Buffer> {
+  return packMember(out, `${source}/${idToPathSegment(sessionId)}`);
+}
+
+/** The member named `<source>/<id segment>` in the site's day packs. */
+export async function packMember(out: string, name: string): Promise<Buffer> {
   const days = path.join(out, 'days');
   for (const file of (await fs.readdir(days)).filter((f) => f.endsWith('.sessions.json')).sort()) {
     const index = JSON.parse(await fs.readFile(path.join(days, file), 'utf8')) as Record<string, number[]>;

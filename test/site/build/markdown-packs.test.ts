@@ -4,7 +4,7 @@ import { gunzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../helpers/cli.ts';
 import { fixtureBuild, SESSION } from '../../helpers/paths.ts';
-import { sessionMarkdownMember } from '../../helpers/markdown-packs.ts';
+import { packMember, sessionMarkdownMember } from '../../helpers/markdown-packs.ts';
 import { appendPrompt } from '../../helpers/transcripts.ts';
 
 type PackIndex = Record<string, [number, number, number, number]>;
@@ -119,6 +119,25 @@ describe("sessions' Markdown, packed by the day each started", { timeout: 600_00
     expect(members).toHaveLength(Object.keys(left.get(last)!.index).length);
   });
 
+  it('another --tz moves a session to the pack of the day it started there, and its page links that pack', async () => {
+    const dayOf = async () => {
+      const days = new Map<string, string>();
+      for (const [day, { index }] of await packs()) for (const name of Object.keys(index)) days.set(name, day);
+      return days;
+    };
+    const tokyo = await build();
+    expect(tokyo.code, tokyo.stderr).toBe(0);
+    const before = await dayOf();
+    const pacific = await build('--tz', 'America/Los_Angeles');
+    expect(pacific.code, pacific.stderr).toBe(0);
+    const after = await dayOf();
+    expect([...after.keys()].sort()).toEqual([...before.keys()].sort());
+    expect([...after].filter(([name, day]) => before.get(name) !== day).length).toBeGreaterThan(0);
+    for (const link of await pageLinks()) expect(link.index, link.page).toContain(`/days/${after.get(link.member)}.`);
+    // Back to the zone the other tests build in.
+    expect((await build()).code).toBe(0);
+  });
+
   it("upgrades a site that has each session's Markdown beside its page: those files are removed", async () => {
     // What a build before packs left: `sessions/<source>/<id>.md.gz` in the site, in its record without `packed`.
     const folder = path.join(paths.data, 'cache', 'site-build');
@@ -130,7 +149,7 @@ describe("sessions' Markdown, packed by the day each started", { timeout: 600_00
     expect(old.length).toBeGreaterThan(0);
     for (const output of old) {
       const file = path.join(paths.out, output);
-      await fs.writeFile(file, await sessionMarkdownMember(paths.out, ...splitMember(output)));
+      await fs.writeFile(file, await packMember(paths.out, output.slice('sessions/'.length, -'.md.gz'.length)));
       const stat = await fs.stat(file);
       record.outputs[output] = { ...record.outputs[output], size: stat.size, mtimeMs: stat.mtimeMs };
     }
@@ -145,9 +164,3 @@ describe("sessions' Markdown, packed by the day each started", { timeout: 600_00
     expect(JSON.parse(await fs.readFile(path.join(folder, recordFile), 'utf8')).packed).toBe(true);
   });
 });
-
-/** `sessions/<source>/<id>.md.gz` → its source and id (the fixtures' ids are their own path segments). */
-function splitMember(output: string): [string, string] {
-  const [, source, id] = /^sessions\/([^/]+)\/(.+)\.md\.gz$/.exec(output)!;
-  return [source!, id!];
-}
