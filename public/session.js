@@ -87,6 +87,8 @@
         // [start, length] in the pack, [start, length] in the Markdown it decompresses to.
         var at = index[link.getAttribute('data-markdown-member')];
         if (!at) throw new Error('not in the pack');
+        // A busy day's pack is in parts (days/<day>.sessions.<part>.md.gz from the second on).
+        var pack = at[4] ? link.href.replace(/\.sessions\.md\.gz$/, '.sessions.' + at[4] + '.md.gz') : link.href;
         var whole = function (got) {
           if (isGzip(got.bytes)) return gunzip(got.bytes.subarray(at[0], at[0] + at[1]));
           // A host that serves .gz files gzip-encoded has handed over the day's Markdown itself (all of it: a
@@ -95,12 +97,12 @@
           return got.bytes.slice(at[2], at[2] + at[3]).buffer;
         };
         var range = { headers: { Range: 'bytes=' + at[0] + '-' + (at[0] + at[1] - 1) } };
-        return bytesOf(link.href, range).then(function (got) {
+        return bytesOf(pack, range).then(function (got) {
           if (!got.partial) return whole(got);
           if (got.bytes.length === at[1] && isGzip(got.bytes)) return gunzip(got.bytes);
           // The member's range, decoded by the host: the session's Markdown itself.
           if (got.bytes.length === at[3] && !isGzip(got.bytes)) return got.bytes.buffer;
-          return bytesOf(link.href).then(whole);
+          return bytesOf(pack).then(whole);
         });
       });
   }

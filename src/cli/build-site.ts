@@ -146,14 +146,25 @@ async function buildSiteLocked(options: BuildSiteOptions): Promise<SiteBuildResu
   }
   await mark.finish();
   // The search's files are not the page build's: its index and its script.
-  const index = withSearch ? await filesAndBytes(options.outDir, ['pagefind', 'search.js']) : { files: 0, bytes: 0 };
-  return { ...report, sanitized, site: { files: report.files + index.files, bytes: report.bytes + index.bytes } };
+  const index = withSearch
+    ? await filesAndBytes(options.outDir, ['pagefind', 'search.js'])
+    : { files: 0, bytes: 0, largest: { file: '', bytes: 0 } };
+  const largest = index.largest.bytes > report.largest.bytes ? index.largest : report.largest;
+  return {
+    ...report,
+    sanitized,
+    site: { files: report.files + index.files, bytes: report.bytes + index.bytes, largest },
+  };
 }
 
 /** The files of `names` under `dir` (a folder's, all under it) and their bytes. */
-async function filesAndBytes(dir: string, names: string[]): Promise<{ files: number; bytes: number }> {
+async function filesAndBytes(
+  dir: string,
+  names: string[],
+): Promise<{ files: number; bytes: number; largest: { file: string; bytes: number } }> {
   let files = 0;
   let bytes = 0;
+  let largest = { file: '', bytes: 0 };
   for (const name of names) {
     const top = path.join(dir, name);
     const stat = await fs.stat(top).catch(() => undefined);
@@ -165,11 +176,13 @@ async function filesAndBytes(dir: string, names: string[]): Promise<{ files: num
         ? [top]
         : [];
     for (const file of found) {
+      const size = (await fs.stat(file)).size;
       files += 1;
-      bytes += (await fs.stat(file)).size;
+      bytes += size;
+      if (size > largest.bytes) largest = { file: path.relative(dir, file).split(path.sep).join('/'), bytes: size };
     }
   }
-  return { files, bytes };
+  return { files, bytes, largest };
 }
 
 /** The site search is indexed while the pages render when at most this many are to be rendered. */
@@ -191,8 +204,8 @@ async function runSiteSearch(
 
 export interface SiteBuildResult extends SiteBuildReport {
   sanitized: number;
-  /** Every file of the site, the search index's too (see hostLimitNote). */
-  site: { files: number; bytes: number };
+  /** Every file of the site, the search index's too, and the largest (see hostLimitNote). */
+  site: { files: number; bytes: number; largest: { file: string; bytes: number } };
 }
 
 function setSiteEnvironment(options: BuildSiteOptions): void {

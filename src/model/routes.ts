@@ -34,6 +34,8 @@ export function markdownMemberRoute(source: string, sessionId: string): string {
   return `sessions/${source}/${idToPathSegment(sessionId)}.md.gz`;
 }
 
-/** The Markdown of the sessions that started on `day` (the site's zone), one gzip member each, and its index. */
-export const markdownPackRoute = (day: string): string => `days/${day}.sessions.md.gz`;
+/** The Markdown of the sessions that started on `day` (the site's zone), one gzip member each, in parts (the
+ * first, then `.2`, `.3`, … for a day past a static host's file size), and its index. */
+export const markdownPackRoute = (day: string, part = 1): string =>
+  `days/${day}.sessions${part === 1 ? '' : `.${part}`}.md.gz`;
 export const markdownPackIndexRoute = (day: string): string => `days/${day}.sessions.json`;

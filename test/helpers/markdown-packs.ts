@@ -15,7 +15,9 @@ export async function packMember(out: string, name: string): Promise<Buffer> {
     const index = JSON.parse(await fs.readFile(path.join(days, file), 'utf8')) as Record<string, number[]>;
     const at = index[name];
     if (!at) continue;
-    const pack = await fs.readFile(path.join(days, file.replace(/\.json$/, '.md.gz')));
+    // From the second part of a busy day's pack on, its part is the fifth number.
+    const part = at[4] ? `.${at[4]}` : '';
+    const pack = await fs.readFile(path.join(days, file.replace(/\.json$/, `${part}.md.gz`)));
     return pack.subarray(at[0], at[0]! + at[1]!);
   }
   throw new Error(`${name}: in no day's pack of ${out}`);

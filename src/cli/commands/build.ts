@@ -79,7 +79,9 @@ export function registerBuild(program: Command, io: CliIo): void {
         }),
       });
       if (!flags.share) await rememberSettings({ ...resolved, out: outDir }, { calendar: true, out: true });
-      if (flags.quiet) return;
+      // Said even with --quiet: a build that feeds a deploy is where the host refuses the site.
+      const note = hostLimitNote(built.site);
+      if (flags.quiet) return void (note && io.stderr(`${note}\n`));
       const base = resolved.siteUrl ? `, links under ${resolved.siteUrl}` : '';
       const out = relativeIfInside(io.cwd, outDir);
       io.stderr(
@@ -87,7 +89,6 @@ export function registerBuild(program: Command, io: CliIo): void {
           `${buildSummary(collected, built, Date.now() - buildStarted)}.\n` +
           `Open it with: npx agent-logbook serve --out ${out}\n`,
       );
-      const note = hostLimitNote(built.site);
       if (note) io.stderr(`${note}\n`);
     });
 }

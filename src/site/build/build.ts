@@ -99,9 +99,10 @@ function startPool(data: RenderWorkerData, threads: number): WorkerPool<RenderTa
 }
 
 export interface SiteBuildReport {
-  /** Files the site has (pages, endpoints, stylesheets), and their bytes. */
+  /** Files the site has (pages, endpoints, stylesheets), their bytes, and the largest. */
   files: number;
   bytes: number;
+  largest: { file: string; bytes: number };
   pages: number;
   /** Files rendered this time (the others were known unchanged without rendering). */
   rendered: number;
@@ -152,8 +153,6 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
   const dirs = { outDir, membersDir: membersDirOf(manifestFile) };
   const fileOf = (output: string) => outputFile(dirs, output);
   const recorded = await readManifest(manifestFile, outDir);
-  // A site built before packs has each session's Markdown beside its page, which no output names any more.
-  const unpacked = recorded && !recorded.packed ? removeUnpackedMarkdown(outDir, recorded.outputs) : 0;
   const previous = options.full ? undefined : recorded;
 
   // Nothing in the archive or in the sessions' repositories changed since the last build into this directory,
@@ -167,7 +166,7 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
     const outputs = Object.keys(previous.outputs).filter((output) => !isMarkdownMember(output));
     return {
       files: outputs.length,
-      bytes: outputs.reduce((sum, output) => sum + previous.outputs[output]!.size, 0),
+      ...weighed(outputs, previous.outputs),
       pages: outputs.filter((o) => o.endsWith('.html')).length,
       rendered: 0,
       written: 0,
@@ -388,7 +387,9 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
     outputs[output] = { key: renderer.hash, size: stat.size, mtimeMs: stat.mtimeMs };
   }
 
-  let removed = unpacked;
+  // A site built before packs has each session's Markdown beside its page, which no output names any more: removed
+  // once the pages that link the packs are written.
+  let removed = recorded && !recorded.packed ? removeUnpackedMarkdown(outDir, recorded.outputs) : 0;
   for (const output of Object.keys(recorded?.outputs ?? {})) {
     if (output in outputs) continue;
     await fs.rm(fileOf(output), { force: true });
@@ -401,7 +402,7 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
   const names = Object.keys(outputs).filter((output) => !isMarkdownMember(output));
   return {
     files: names.length,
-    bytes: names.reduce((sum, name) => sum + outputs[name]!.size, 0),
+    ...weighed(names, outputs),
     pages: names.filter((o) => o.endsWith('.html')).length,
     rendered,
     written,
@@ -410,6 +411,18 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
     failed,
     compared,
   };
+}
+
+/** The bytes of `names` and the largest of them, as their records say. */
+function weighed(names: string[], records: Record<string, OutputRecord>): Pick<SiteBuildReport, 'bytes' | 'largest'> {
+  let bytes = 0;
+  let largest = { file: '', bytes: 0 };
+  for (const name of names) {
+    const size = records[name]!.size;
+    bytes += size;
+    if (size > largest.bytes) largest = { file: name, bytes: size };
+  }
+  return { bytes, largest };
 }
 
 /** The state of the repositories the sessions ran in: what the commits the pages show are read from. */

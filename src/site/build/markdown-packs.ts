@@ -56,6 +56,12 @@ export interface PackResult {
   written: number;
 }
 
+/** A day's pack is cut into parts of at most this many bytes (one member bigger than that is a part alone):
+ * Cloudflare Pages refuses a file over 25 MiB. `AGENT_LOGBOOK_PACK_PART_BYTES` sets another (for tests). */
+function partBytes(): number {
+  return Number(process.env.AGENT_LOGBOOK_PACK_PART_BYTES) || 20 * 1024 * 1024;
+}
+
 /**
  * Writes each day's pack and index whose members changed (all of them when `previous` is not given, or `full`),
  * from the member files `memberFile` finds. A pack's key is its members' records (key, size, mtime), so a member
@@ -76,55 +82,76 @@ export function writeMarkdownPacks(options: {
     byDay.set(member.day, list);
   }
   const records: Record<string, OutputRecord> = {};
+  const limit = partBytes();
   let written = 0;
+  const here = (output: string) => path.join(options.outDir, output);
   for (const [day, members] of [...byDay].sort((a, b) => a[0].localeCompare(b[0]))) {
     members.sort((a, b) => a.startedAt.localeCompare(b.startedAt) || a.output.localeCompare(b.output));
-    const hash = createHash('sha256');
+    const hash = createHash('sha256').update(String(limit)).update('\0');
     for (const m of members) {
       const record = options.memberRecords[m.output];
       hash.update(JSON.stringify([m.output, record?.key, record?.size, record?.mtimeMs])).update('\0');
     }
     const key = hash.digest('hex');
-    const outputs = [markdownPackRoute(day), markdownPackIndexRoute(day)];
-    const known = outputs.map((output) => options.previous?.[output]);
-    const here = (output: string) => path.join(options.outDir, output);
-    if (!options.full && known.every((record, i) => record?.key === key && intact(here(outputs[i]!), record))) {
-      outputs.forEach((output, i) => (records[output] = known[i]!));
+    const index = markdownPackIndexRoute(day);
+    const known = Object.entries(options.previous ?? {}).filter(
+      ([output]) => output === index || isPartOf(day, output),
+    );
+    if (
+      !options.full &&
+      options.previous?.[index]?.key === key &&
+      known.every(([output, record]) => record.key === key && intact(here(output), record))
+    ) {
+      for (const [output, record] of known) records[output] = record;
       continue;
     }
-    const { pack, index } = packOf(members, options.memberFile);
-    for (const [i, bytes] of [pack, index].entries()) {
-      const file = here(outputs[i]!);
-      if (writeIfChanged(file, bytes, options.full)) written += 1;
-      const stat = statSync(file);
-      records[outputs[i]!] = { key, size: stat.size, mtimeMs: stat.mtimeMs };
+    const packed = packOf(members, options.memberFile, limit);
+    const files: [string, Buffer][] = [
+      ...packed.parts.map((bytes, i): [string, Buffer] => [markdownPackRoute(day, i + 1), bytes]),
+      [index, packed.index],
+    ];
+    for (const [output, bytes] of files) {
+      if (writeIfChanged(here(output), bytes, options.full)) written += 1;
+      const stat = statSync(here(output));
+      records[output] = { key, size: stat.size, mtimeMs: stat.mtimeMs };
     }
   }
   return { records, written };
 }
 
+function isPartOf(day: string, output: string): boolean {
+  return output === markdownPackRoute(day) || new RegExp(`^days/${day}\\.sessions\\.\\d+\\.md\\.gz$`).test(output);
+}
+
 /**
- * One day's pack and its index: `{"<source>/<id>": [start, length, markdownStart, markdownLength]}`, in bytes of
- * the pack and of the Markdown it decompresses to (a host that serves `.gz` files gzip-encoded hands over the
- * latter). A member's Markdown length is its gzip trailer's.
+ * One day's pack, in parts of at most `limit` bytes, and its index: `{"<source>/<id>": [start, length,
+ * markdownStart, markdownLength]}`, in bytes of the part and of the Markdown it decompresses to (a host that serves
+ * `.gz` files gzip-encoded hands over the latter), and a fifth number, the part, from the second part on. A
+ * member's Markdown length is its gzip trailer's.
  */
 function packOf(
   members: readonly PackMember[],
   memberFile: (output: string) => string,
-): { pack: Buffer; index: Buffer } {
-  const parts: Buffer[] = [];
-  const index: Record<string, [number, number, number, number]> = {};
+  limit: number,
+): { parts: Buffer[]; index: Buffer } {
+  const parts: Buffer[][] = [[]];
+  const index: Record<string, number[]> = {};
   let at = 0;
   let markdownAt = 0;
   for (const member of members) {
     const bytes = readFileSync(memberFile(member.output));
+    if (at > 0 && at + bytes.length > limit) {
+      parts.push([]);
+      at = 0;
+      markdownAt = 0;
+    }
     const markdownLength = bytes.length >= 18 ? bytes.readUInt32LE(bytes.length - 4) : 0;
-    index[member.name] = [at, bytes.length, markdownAt, markdownLength];
-    parts.push(bytes);
+    index[member.name] = [at, bytes.length, markdownAt, markdownLength, ...(parts.length > 1 ? [parts.length] : [])];
+    parts.at(-1)!.push(bytes);
     at += bytes.length;
     markdownAt += markdownLength;
   }
-  return { pack: Buffer.concat(parts), index: Buffer.from(`${JSON.stringify(index)}\n`) };
+  return { parts: parts.map((part) => Buffer.concat(part)), index: Buffer.from(`${JSON.stringify(index)}\n`) };
 }
 
 /** Removes from the site the `.md.gz` beside each session's page that a build before packs recorded; how many. */

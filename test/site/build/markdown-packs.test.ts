@@ -6,6 +6,7 @@ import { runCli } from '../../helpers/cli.ts';
 import { fixtureBuild, SESSION } from '../../helpers/paths.ts';
 import { packMember, sessionMarkdownMember } from '../../helpers/markdown-packs.ts';
 import { appendPrompt } from '../../helpers/transcripts.ts';
+import { launchChromium, startPreview } from '../../helpers/browser.ts';
 
 type PackIndex = Record<string, [number, number, number, number]>;
 
@@ -136,6 +137,58 @@ describe("sessions' Markdown, packed by the day each started", { timeout: 600_00
     for (const link of await pageLinks()) expect(link.index, link.page).toContain(`/days/${after.get(link.member)}.`);
     // Back to the zone the other tests build in.
     expect((await build()).code).toBe(0);
+  });
+
+  it('cuts a busy day into parts below a size, and the page saves a member of a later part', async () => {
+    const limit = 1_000;
+    const parted = await fixtureBuild('markdown-pack-parts');
+    // Read by the build's own thread (runCli runs the CLI in this process), as AGENT_LOGBOOK_SEARCH_SHARD_CHARS is.
+    process.env.AGENT_LOGBOOK_PACK_PART_BYTES = String(limit);
+    const built = await runCli(['build', '--home', parted.home, '--data', parted.data, '--out', parted.out]).finally(
+      () => delete process.env.AGENT_LOGBOOK_PACK_PART_BYTES,
+    );
+    expect(built.code, built.stderr).toBe(0);
+    const days = path.join(parted.out, 'days');
+    const names = await fs.readdir(days);
+    const later = names.filter((n) => /\.sessions\.\d+\.md\.gz$/.test(n));
+    expect(later.length).toBeGreaterThan(0);
+    let inLater: string | undefined;
+    for (const file of names.filter((n) => n.endsWith('.sessions.json'))) {
+      const index = JSON.parse(await fs.readFile(path.join(days, file), 'utf8')) as Record<string, number[]>;
+      const byPart = new Map<number, number[][]>();
+      for (const [name, at] of Object.entries(index)) {
+        const part = at[4] ?? 1;
+        byPart.set(part, [...(byPart.get(part) ?? []), at]);
+        if (part > 1) inLater ??= name;
+        // Each member whole where its index says, in its own part.
+        const member = await packMember(parted.out, name);
+        expect(gunzipSync(member).toString('utf8'), name).toMatch(/^# /);
+      }
+      for (const [part, members] of byPart) {
+        const bytes = await fs.stat(path.join(days, file.replace(/\.json$/, part === 1 ? '.md.gz' : `.${part}.md.gz`)));
+        // Under the size, unless a member alone is bigger.
+        if (members.length > 1) expect(bytes.size, `${file} part ${part}`).toBeLessThanOrEqual(limit);
+        expect(bytes.size).toBe(members.reduce((sum, at) => sum + at[1]!, 0));
+      }
+    }
+    expect(inLater).toBeDefined();
+    // Saved from its page in Chromium: the script finds the part in the index.
+    const [source, segment] = inLater!.split('/') as [string, string];
+    const preview = await startPreview(parted.out);
+    const browser = await launchChromium();
+    try {
+      const page = await browser.newPage();
+      await page.goto(`${preview.url}/sessions/${source}/${segment}/`);
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        page.getByRole('link', { name: 'This session as Markdown' }).click(),
+      ]);
+      const saved = await fs.readFile((await download.path())!, 'utf8');
+      expect(saved).toBe(gunzipSync(await packMember(parted.out, inLater!)).toString('utf8'));
+    } finally {
+      await browser.close();
+      await preview.stop();
+    }
   });
 
   it("upgrades a site that has each session's Markdown beside its page: those files are removed", async () => {
