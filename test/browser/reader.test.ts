@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { launchChromium, startPreview } from '../helpers/browser.ts';
 import { runCli } from '../helpers/cli.ts';
 import { REPO, SESSION, tempDir } from '../helpers/paths.ts';
-import { sessionMarkdownOf } from '../helpers/markdown-packs.ts';
+import { sessionMarkdownMember, sessionMarkdownOf } from '../helpers/markdown-packs.ts';
 
 /** The reader fixtures (fixtures/reader, see fixtures/README.md) plus a long, tool-heavy, Japanese session made here. */
 const TOOLS = 'aaaaaaaa-0001-4000-8000-000000000001';
@@ -375,5 +375,47 @@ describe('session pages as a reader sees them', () => {
     const at = indexes.find((index) => index[member])![member] as number[];
     expect(at[0]).toBeGreaterThan(0);
     expect(at[2]).toBeGreaterThan(0);
+  });
+
+  it('saves a range the host decoded as it is, and falls back to the pack when a decoded pack comes short', async () => {
+    const member = `claude-code/${FRAGMENT}`;
+    const expected = await sessionMarkdownOf(readerOut, 'claude-code', FRAGMENT);
+    const gz = await sessionMarkdownMember(readerOut, 'claude-code', FRAGMENT);
+    const days = path.join(readerOut, 'days');
+    let indexFile = '';
+    let index: Record<string, number[]> = {};
+    for (const file of (await fs.readdir(days)).filter((f) => f.endsWith('.sessions.json'))) {
+      const read = JSON.parse(await fs.readFile(path.join(days, file), 'utf8')) as Record<string, number[]>;
+      if (read[member]) [indexFile, index] = [file, read];
+    }
+    expect(index[member]![0]).toBeGreaterThan(0);
+    // A host that decodes .gz files answers the member's range with its Markdown.
+    let page = await browser.newPage();
+    await page.route('**/days/*.sessions.md.gz', (route) =>
+      route.fulfill({ status: 206, body: gunzipSync(gz), contentType: 'application/octet-stream' }),
+    );
+    await page.goto(`${reader.url}/sessions/claude-code/${FRAGMENT}/`);
+    let [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'This session as Markdown' }).click(),
+    ]);
+    expect(download.suggestedFilename()).toBe(`${FRAGMENT}.md`);
+    expect(await fs.readFile((await download.path())!, 'utf8')).toBe(expected);
+    await page.close();
+    // One that hands over a pack decoded only up to its first member: the Markdown asked for is not there, and
+    // the link does what it does without script (the day's pack), rather than save a cut file.
+    page = await browser.newPage();
+    const pack = await fs.readFile(path.join(days, indexFile.replace(/\.json$/, '.md.gz')));
+    const first = gunzipSync(pack.subarray(0, index[member]![0]));
+    await page.route('**/days/*.sessions.md.gz', (route) =>
+      route.fulfill({ status: 200, body: first, contentType: 'application/octet-stream' }),
+    );
+    await page.goto(`${reader.url}/sessions/claude-code/${FRAGMENT}/`);
+    [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'This session as Markdown' }).click(),
+    ]);
+    expect(download.suggestedFilename()).toMatch(/\.sessions\.md\.gz$/);
+    await page.close();
   });
 });
