@@ -85,6 +85,12 @@ export function writeMarkdownPacks(options: {
   const limit = partBytes();
   let written = 0;
   const here = (output: string) => path.join(options.outDir, output);
+  // The last build's packs, parts and indexes by day (read once: a site has thousands of outputs).
+  const previousByDay = new Map<string, string[]>();
+  for (const output of Object.keys(options.previous ?? {})) {
+    const day = PACK_FILE.exec(output)?.[1];
+    if (day !== undefined) previousByDay.set(day, [...(previousByDay.get(day) ?? []), output]);
+  }
   for (const [day, members] of [...byDay].sort((a, b) => a[0].localeCompare(b[0]))) {
     members.sort((a, b) => a.startedAt.localeCompare(b.startedAt) || a.output.localeCompare(b.output));
     const hash = createHash('sha256').update(String(limit)).update('\0');
@@ -94,9 +100,10 @@ export function writeMarkdownPacks(options: {
     }
     const key = hash.digest('hex');
     const index = markdownPackIndexRoute(day);
-    const known = Object.entries(options.previous ?? {}).filter(
-      ([output]) => output === index || isPartOf(day, output),
-    );
+    const known = (previousByDay.get(day) ?? []).map((output): [string, OutputRecord] => [
+      output,
+      options.previous![output]!,
+    ]);
     if (
       !options.full &&
       options.previous?.[index]?.key === key &&
@@ -119,9 +126,8 @@ export function writeMarkdownPacks(options: {
   return { records, written };
 }
 
-function isPartOf(day: string, output: string): boolean {
-  return output === markdownPackRoute(day) || new RegExp(`^days/${day}\\.sessions\\.\\d+\\.md\\.gz$`).test(output);
-}
+/** A pack's part or its index, as markdownPackRoute and markdownPackIndexRoute name them: its day. */
+const PACK_FILE = /^days\/([^/]+)\.sessions(?:\.\d+)?\.(?:md\.gz|json)$/;
 
 /**
  * One day's pack, in parts of at most `limit` bytes, and its index: `{"<source>/<id>": [start, length,
