@@ -31,7 +31,12 @@ export const messageAnchor = (index: number): string => `m${index}`;
 /** A session's Markdown export as the renderer makes it: a gzip member of its day's pack, not a file of the site
  * (see site/build/markdown-packs.ts). */
 export function markdownMemberRoute(source: string, sessionId: string): string {
-  return `sessions/${source}/${idToPathSegment(sessionId)}.md.gz`;
+  return `sessions/${markdownMemberName(source, sessionId)}.md.gz`;
+}
+
+/** A session's name in its day pack's index, which its page's script looks up: `<source>/<id segment>`. */
+export function markdownMemberName(source: string, sessionId: string): string {
+  return `${source}/${idToPathSegment(sessionId)}`;
 }
 
 /** The Markdown of the sessions that started on `day` (the site's zone), one gzip member each, in parts (the

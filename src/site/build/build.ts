@@ -163,7 +163,7 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
     !previous.failed?.length &&
     allIntact(fileOf, previous.outputs)
   ) {
-    const outputs = Object.keys(previous.outputs).filter((output) => !isMarkdownMember(output));
+    const outputs = siteFiles(previous.outputs);
     return {
       files: outputs.length,
       ...weighed(outputs, previous.outputs),
@@ -302,7 +302,7 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
     }
   };
   const total = stale.reduce((n, task) => n + task.length, 0);
-  options.onOutputs?.(new Set(Object.keys(outputs).filter((output) => !isMarkdownMember(output))), total);
+  options.onOutputs?.(new Set(siteFiles(outputs)), total);
   options.onProgress?.({ phase: 'pages', done: 0, total });
   if (stale.length > 0 && total <= IN_PROCESS_ROUTES) {
     // A few pages (one session changed): starting workers, or handing the pages to the ones `serve --watch`
@@ -399,7 +399,7 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
   }
 
   await writeManifest(manifestFile, { version: 1, outDir, siteKey, cwds, failed, packed: true, outputs });
-  const names = Object.keys(outputs).filter((output) => !isMarkdownMember(output));
+  const names = siteFiles(outputs);
   return {
     files: names.length,
     ...weighed(names, outputs),
@@ -411,6 +411,11 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
     failed,
     compared,
   };
+}
+
+/** The outputs that are files of the site (not sessions' Markdown members, which are in the data directory). */
+function siteFiles(records: Record<string, OutputRecord>): string[] {
+  return Object.keys(records).filter((output) => !isMarkdownMember(output));
 }
 
 /** The bytes of `names` and the largest of them, as their records say. */

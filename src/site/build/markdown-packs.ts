@@ -2,7 +2,12 @@ import { createHash } from 'node:crypto';
 import { readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { SessionSummary } from '../../model/session.ts';
-import { markdownMemberRoute, markdownPackIndexRoute, markdownPackRoute } from '../../model/routes.ts';
+import {
+  markdownMemberName,
+  markdownMemberRoute,
+  markdownPackIndexRoute,
+  markdownPackRoute,
+} from '../../model/routes.ts';
 import { markdownPackDay } from '../format.ts';
 import { intact, type OutputRecord } from './manifest.ts';
 import { writeIfChanged } from './render-page.ts';
@@ -43,7 +48,7 @@ export function packMembers(summaries: Iterable<SessionSummary>, timeZone: strin
     const output = markdownMemberRoute(summary.source, summary.sessionId);
     return {
       output,
-      name: output.slice('sessions/'.length, -'.md.gz'.length),
+      name: markdownMemberName(summary.source, summary.sessionId),
       day: markdownPackDay(summary.startedAt, timeZone),
       startedAt: summary.startedAt,
     };
