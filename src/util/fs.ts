@@ -6,6 +6,7 @@ import {
   openSync,
   promises as fs,
   readdirSync,
+  realpathSync,
   type Stats,
   statSync,
 } from 'node:fs';
@@ -229,4 +230,21 @@ export function joiner(dir: string): (name: string) => string {
 /** The real path of a directory (symbolic links resolved), or undefined when it cannot be resolved. */
 export async function realDir(dir: string): Promise<string | undefined> {
   return fs.realpath(dir).catch(() => undefined);
+}
+
+/**
+ * A folder's one spelling, whether it exists yet or not: its real path (symbolic links resolved), or that of its
+ * nearest existing ancestor followed by the rest. What a site's build record is named after: the same folder reached
+ * through a link is then the same site, not a second one whose record never learns what the first wrote.
+ */
+export function canonicalFolder(dir: string): string {
+  const missing: string[] = [];
+  for (let at = path.resolve(dir); ; at = path.dirname(at)) {
+    try {
+      return path.join(realpathSync(at), ...missing.reverse());
+    } catch {
+      if (path.dirname(at) === at) return path.resolve(dir);
+      missing.push(path.basename(at));
+    }
+  }
 }

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { SessionSummary } from '../../model/session.ts';
 import { siteAndBase } from '../../model/site-url.ts';
 import { defaultThreads, workerFile, WorkerPool } from '../../util/worker-pool.ts';
+import { canonicalFolder } from '../../util/fs.ts';
 import { compileRenderer } from './compile.ts';
 import {
   laterSessionPage,
@@ -30,6 +31,7 @@ import {
   isMarkdownMember,
   outputFile,
   packMembers,
+  packPartBytes,
   removeUnpackedMarkdown,
   writeMarkdownPacks,
 } from './markdown-packs.ts';
@@ -134,7 +136,7 @@ export interface SiteBuildReport {
 export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBuildReport> {
   const { dataDir } = options;
   // Named in the build's record, which a later build that finds the folder gone forgets (see unfinished.ts).
-  const outDir = path.resolve(options.outDir);
+  const outDir = canonicalFolder(options.outDir);
   const cacheDir = path.join(dataDir, 'cache');
   options.onProgress?.({ phase: 'compile', done: 0, total: 1 });
   const renderer = await compileRenderer(options.packageRoot, path.join(cacheDir, 'renderer'));
@@ -159,7 +161,7 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
   // nothing failed in it, and its files are as it left them.
   if (
     previous !== undefined &&
-    previous.siteKey === hash(indexKey, repositoriesKey(previous.cwds ?? [])) &&
+    previous.siteKey === siteKeyOf(indexKey, previous.cwds ?? []) &&
     !previous.failed?.length &&
     allIntact(fileOf, previous.outputs)
   ) {
@@ -186,7 +188,7 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
   for (const route of routes) sessionsOf.set(route, summariesIn(route.props, walked));
   const everySession = [...new Set([...sessionsOf.values()].flat())];
   const cwds = [...new Set(everySession.map((s) => s.cwd))].sort();
-  const siteKey = hash(indexKey, repositoriesKey(cwds));
+  const siteKey = siteKeyOf(indexKey, cwds);
   const build = randomUUID();
   const outcomes = gitOutcomes(everySession);
   const outputs: Record<string, OutputRecord> = {};
@@ -428,6 +430,12 @@ function weighed(names: string[], records: Record<string, OutputRecord>): Pick<S
     if (size > largest.bytes) largest = { file: name, bytes: size };
   }
   return { bytes, largest };
+}
+
+/** What the whole site is made from: the options and the archive's index, the sessions' repositories, and the size
+ * of the Markdown packs' parts. A build that finds it unchanged (and its files intact) writes nothing. */
+function siteKeyOf(indexKey: string, cwds: readonly string[]): string {
+  return hash(indexKey, repositoriesKey(cwds), String(packPartBytes()));
 }
 
 /** The state of the repositories the sessions ran in: what the commits the pages show are read from. */

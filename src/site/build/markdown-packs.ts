@@ -63,7 +63,7 @@ export interface PackResult {
 
 /** A day's pack is cut into parts of at most this many bytes (one member bigger than that is a part alone):
  * Cloudflare Pages refuses a file over 25 MiB. `AGENT_LOGBOOK_PACK_PART_BYTES` sets another (for tests). */
-function partBytes(): number {
+export function packPartBytes(): number {
   return Number(process.env.AGENT_LOGBOOK_PACK_PART_BYTES) || 20 * 1024 * 1024;
 }
 
@@ -87,7 +87,7 @@ export function writeMarkdownPacks(options: {
     byDay.set(member.day, list);
   }
   const records: Record<string, OutputRecord> = {};
-  const limit = partBytes();
+  const limit = packPartBytes();
   let written = 0;
   const here = (output: string) => path.join(options.outDir, output);
   // The last build's packs, parts and indexes by day (read once: a site has thousands of outputs).

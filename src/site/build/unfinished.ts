@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
-import { writeFileAtomic } from '../../util/fs.ts';
+import { canonicalFolder, writeFileAtomic } from '../../util/fs.ts';
 import { isProcessAlive, sweepTemporaryFiles } from '../../util/temp-files.ts';
 import { membersDirOf } from './manifest.ts';
 
@@ -24,7 +24,7 @@ const MARK_TEMPORARY = /\.unfinished\.(\d+)\.tmp$/;
  */
 export async function markBuildStarted(dataDir: string, outDir: string): Promise<BuildMark> {
   const folder = path.join(dataDir, 'cache', 'site-build');
-  const out = path.resolve(outDir);
+  const out = canonicalFolder(outDir);
   const mark = path.join(folder, `${createHash('sha256').update(out).digest('hex').slice(0, 16)}${MARK}`);
   await forgetGoneSites(folder, mark);
   const left = existsSync(mark);

@@ -189,6 +189,23 @@ describe("sessions' Markdown, packed by the day each started", { timeout: 600_00
       await browser.close();
       await preview.stop();
     }
+
+    // Parts of the usual size: each day is one part again, and the later parts the last build wrote are gone.
+    const whole = await runCli(['build', '--home', parted.home, '--data', parted.data, '--out', parted.out]);
+    expect(whole.code, whole.stderr).toBe(0);
+    expect(whole.stderr).toMatch(new RegExp(`\\b${later.length} removed\\b`));
+    const after = await fs.readdir(days);
+    expect(after.filter((n) => /\.sessions\.\d+\.md\.gz$/.test(n))).toEqual([]);
+    expect(after.filter((n) => n.endsWith('.sessions.md.gz')).sort()).toEqual(
+      names.filter((n) => n.endsWith('.sessions.md.gz')).sort(),
+    );
+    for (const file of after.filter((n) => n.endsWith('.sessions.json'))) {
+      const index = JSON.parse(await fs.readFile(path.join(days, file), 'utf8')) as Record<string, number[]>;
+      for (const [name, at] of Object.entries(index)) {
+        expect(at, name).toHaveLength(4);
+        expect(gunzipSync(await packMember(parted.out, name)).toString('utf8'), name).toMatch(/^# /);
+      }
+    }
   });
 
   it("upgrades a site that has each session's Markdown beside its page: those files are removed", async () => {

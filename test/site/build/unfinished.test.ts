@@ -153,4 +153,21 @@ describe('a build after one that was killed', { timeout: 600_000 }, () => {
     ).toBeGreaterThan(10);
     expect(next.stderr).toMatch(/\b0 files written\b/);
   });
+
+  it('knows a site reached through a symbolic link as the same site: one record, nothing written again', async () => {
+    const { home, data, out } = await fixtureBuild('unfinished-linked-site');
+    const link = `${out}-link`;
+    const build = (to: string) => runCli(['build', '--home', home, '--data', data, '--out', to, '--tz', 'UTC']);
+    const first = await build(out);
+    expect(first.code, first.stderr).toBe(0);
+    await fs.symlink(out, link);
+    const linked = await build(link);
+    expect(linked.code, linked.stderr).toBe(0);
+    expect(linked.stderr).toMatch(/\b0 files written, 0 removed\b/);
+    const folder = path.join(data, 'cache', 'site-build');
+    const records = (await fs.readdir(folder)).filter((n) => n.endsWith('.json'));
+    expect(records).toHaveLength(1);
+    const record = JSON.parse(await fs.readFile(path.join(folder, records[0]!), 'utf8'));
+    expect(record.outDir).toBe(await fs.realpath(out));
+  });
 });
