@@ -135,8 +135,11 @@ export interface SiteBuildReport {
  */
 export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBuildReport> {
   const { dataDir } = options;
-  // Named in the build's record, which a later build that finds the folder gone forgets (see unfinished.ts).
-  const outDir = canonicalFolder(options.outDir);
+  // Written as the user named it (a file system error then names the folder they know); recorded by its real path,
+  // so that the same folder reached through a symbolic link is one site, whose record a later build that finds the
+  // folder gone forgets (see unfinished.ts).
+  const outDir = path.resolve(options.outDir);
+  const siteFolder = canonicalFolder(outDir);
   const cacheDir = path.join(dataDir, 'cache');
   options.onProgress?.({ phase: 'compile', done: 0, total: 1 });
   const renderer = await compileRenderer(options.packageRoot, path.join(cacheDir, 'renderer'));
@@ -151,10 +154,10 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
   ]);
   // Pages without props (home, stats) read the archive's index only.
   const indexKey = hash(optionsKey, indexStamp(dataDir));
-  const manifestFile = path.join(cacheDir, 'site-build', `${hash(outDir).slice(0, 16)}.json`);
+  const manifestFile = path.join(cacheDir, 'site-build', `${hash(siteFolder).slice(0, 16)}.json`);
   const dirs = { outDir, membersDir: membersDirOf(manifestFile) };
   const fileOf = (output: string) => outputFile(dirs, output);
-  const recorded = await readManifest(manifestFile, outDir);
+  const recorded = await readManifest(manifestFile, siteFolder);
   const previous = options.full ? undefined : recorded;
 
   // Nothing in the archive or in the sessions' repositories changed since the last build into this directory,
@@ -400,7 +403,15 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
     if (root === outDir) removed += 1;
   }
 
-  await writeManifest(manifestFile, { version: 1, outDir, siteKey, cwds, failed, packed: true, outputs });
+  await writeManifest(manifestFile, {
+    version: 1,
+    outDir: siteFolder,
+    siteKey,
+    cwds,
+    failed,
+    packed: true,
+    outputs,
+  });
   const names = siteFiles(outputs);
   return {
     files: names.length,

@@ -24,15 +24,17 @@ const MARK_TEMPORARY = /\.unfinished\.(\d+)\.tmp$/;
  */
 export async function markBuildStarted(dataDir: string, outDir: string): Promise<BuildMark> {
   const folder = path.join(dataDir, 'cache', 'site-build');
-  const out = canonicalFolder(outDir);
-  const mark = path.join(folder, `${createHash('sha256').update(out).digest('hex').slice(0, 16)}${MARK}`);
+  const out = path.resolve(outDir);
+  // Named by the folder's real path, as the build's record is (see build.ts).
+  const site = canonicalFolder(out);
+  const mark = path.join(folder, `${createHash('sha256').update(site).digest('hex').slice(0, 16)}${MARK}`);
   await forgetGoneSites(folder, mark);
   const left = existsSync(mark);
   const { removed, kept } = left ? await sweepTemporaryFiles(out) : { removed: 0, kept: 0 };
   // Sessions' Markdown members are written beside the build's records (see markdown-packs.ts).
   const members = left ? await sweepTemporaryFiles(folder) : { removed: 0, kept: 0 };
   // Whole or not at all: a build killed as it wrote its mark must still leave one the next build reads.
-  await writeFileAtomic(mark, `${JSON.stringify({ pid: process.pid, outDir: out })}\n`);
+  await writeFileAtomic(mark, `${JSON.stringify({ pid: process.pid, outDir: site })}\n`);
   return {
     swept: removed + members.removed,
     finish: async () => {
@@ -60,14 +62,23 @@ async function forgetGoneSites(folder: string, own: string): Promise<void> {
       .readFile(file, 'utf8')
       .then((text) => (JSON.parse(text) as { outDir?: unknown }).outDir)
       .catch(() => undefined);
-    if (typeof outDir !== 'string' || !existsSync(outDir)) await fs.rm(file, { force: true });
+    if (typeof outDir !== 'string' || gone(outDir)) await fs.rm(file, { force: true });
   }
   for (const name of names.filter((n) => SITE_RECORD.test(n))) {
     const outDir = await recordedOutDir(path.join(folder, name));
-    if (outDir === undefined || existsSync(outDir)) continue;
+    if (outDir === undefined || !gone(outDir)) continue;
     await fs.rm(path.join(folder, name), { force: true });
     await fs.rm(membersDirOf(path.join(folder, name)), { recursive: true, force: true });
   }
+}
+
+/**
+ * Whether a site a record or a mark names is gone, or is named by a spelling that is not its real path: a record
+ * made before records were named by real paths, of a folder reached through a symbolic link. Its site's builds
+ * now have a record of their own under the real path, so the old one would stay for good with its members.
+ */
+function gone(outDir: string): boolean {
+  return !existsSync(outDir) || canonicalFolder(outDir) !== outDir;
 }
 
 /** A site build's record (build.ts), named after the site's folder. */

@@ -3,7 +3,7 @@ import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { DataDir } from '../../archive/data-dir.ts';
 import type { SessionSummary } from '../../model/session.ts';
-import { writeFileAtomic } from '../../util/fs.ts';
+import { canonicalFolder, writeFileAtomic } from '../../util/fs.ts';
 import { temporaryBeside } from '../../util/temp-files.ts';
 import type { ShareSettings } from '../../privacy/share-mode.ts';
 import { defaultThreads, workerFile, WorkerPool } from '../../util/worker-pool.ts';
@@ -71,11 +71,12 @@ interface SavedState extends ShardState {
  */
 export async function writeSiteSearch(options: SiteSearchOptions): Promise<SiteSearchResult> {
   const target = path.join(options.outDir, SITE_SEARCH_DIR);
+  // Named by the folder's real path, like the build's record: one state for a site however it is reached.
   const stateFile = path.join(
     options.dataDir,
     'cache',
     'site-search',
-    `${createHash('sha256').update(options.outDir).digest('hex').slice(0, 16)}.json`,
+    `${createHash('sha256').update(canonicalFolder(options.outDir)).digest('hex').slice(0, 16)}.json`,
   );
   const optionsKey = JSON.stringify([SITE_INDEX_VERSION, options.timeZone, options.share ?? null]);
   const saved = options.full ? undefined : await readState(stateFile);

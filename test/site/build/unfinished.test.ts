@@ -157,17 +157,35 @@ describe('a build after one that was killed', { timeout: 600_000 }, () => {
   it('knows a site reached through a symbolic link as the same site: one record, nothing written again', async () => {
     const { home, data, out } = await fixtureBuild('unfinished-linked-site');
     const link = `${out}-link`;
-    const build = (to: string) => runCli(['build', '--home', home, '--data', data, '--out', to, '--tz', 'UTC']);
+    const build = (to: string) =>
+      runCli(['build', '--home', home, '--data', data, '--out', to, '--tz', 'UTC', '--verbose']);
     const first = await build(out);
     expect(first.code, first.stderr).toBe(0);
     await fs.symlink(out, link);
     const linked = await build(link);
     expect(linked.code, linked.stderr).toBe(0);
     expect(linked.stderr).toMatch(/\b0 files written, 0 removed\b/);
+    // The site search's state is the site's too: no shard indexed again.
+    expect(linked.stderr).toMatch(/Site search: 0 of \d+ shards? written/);
+    expect((await fs.readdir(path.join(data, 'cache', 'site-search'))).filter((n) => n.endsWith('.json'))).toHaveLength(
+      1,
+    );
+    // Its messages name the folder as typed.
+    expect(linked.stderr).toContain(link);
     const folder = path.join(data, 'cache', 'site-build');
     const records = (await fs.readdir(folder)).filter((n) => n.endsWith('.json'));
     expect(records).toHaveLength(1);
     const record = JSON.parse(await fs.readFile(path.join(folder, records[0]!), 'utf8'));
     expect(record.outDir).toBe(await fs.realpath(out));
+
+    // A record from before records were named by real paths, of the site built through the link: forgotten with
+    // its members by the next build, as the site's own record is the real path's.
+    const old = path.join(folder, `${createHash('sha256').update(link).digest('hex').slice(0, 16)}.json`);
+    await fs.writeFile(old, JSON.stringify({ ...record, outDir: link }));
+    await fs.mkdir(path.join(old.replace(/\.json$/, '.markdown'), 'sessions'), { recursive: true });
+    const next = await build(out);
+    expect(next.code, next.stderr).toBe(0);
+    const left = (await fs.readdir(folder)).filter((n) => /\.(json|markdown)$/.test(n)).sort();
+    expect(left).toEqual([records[0]!, records[0]!.replace(/\.json$/, '.markdown')].sort());
   });
 });
