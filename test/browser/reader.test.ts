@@ -341,6 +341,30 @@ describe('session pages as a reader sees them', () => {
     expect(markdown).toContain('**Command** `/init`');
   });
 
+  it("says, to a reader without script, that the link saves the day's sessions as one gzip file", async () => {
+    const url = `${reader.url}/sessions/claude-code/${TOOLS}/`;
+    const note = 'without script: every session started that day, as one gzipped Markdown file';
+    const withoutScript = await browser.newContext({ javaScriptEnabled: false });
+    try {
+      const page = await withoutScript.newPage();
+      await page.goto(url);
+      const exports = page.locator('p.exports');
+      await expect(exports.innerText()).resolves.toContain(note);
+      // What the link then saves: the day's pack, named as the file it is.
+      const href = await exports.getByRole('link', { name: 'This session as Markdown' }).getAttribute('href');
+      expect(href).toMatch(/\/days\/\d{4}-\d{2}-\d{2}\.sessions\.md\.gz$/);
+    } finally {
+      await withoutScript.close();
+    }
+    const page = await browser.newPage();
+    try {
+      await page.goto(url);
+      await expect(page.locator('p.exports').innerText()).resolves.not.toContain(note);
+    } finally {
+      await page.close();
+    }
+  });
+
   it('saves the same Markdown from a host that answers no ranges, and from one that decodes .gz files', async () => {
     // A session after another in its day's pack, so the cut starts past the pack's first byte.
     const expected = await sessionMarkdownOf(readerOut, 'claude-code', FRAGMENT);
