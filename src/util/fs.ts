@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   closeSync,
   constants,
@@ -247,4 +248,12 @@ export function canonicalFolder(dir: string): string {
       missing.push(path.basename(at));
     }
   }
+}
+
+/**
+ * A short name for a folder that is the same however the folder is spelled or reached (a digest of its
+ * canonicalFolder): what the data directory keys a site's own files by (its build's mark, its search's state).
+ */
+export function folderDigest(dir: string): string {
+  return createHash('sha256').update(canonicalFolder(dir)).digest('hex').slice(0, 16);
 }

@@ -154,6 +154,7 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
   ]);
   // Pages without props (home, stats) read the archive's index only.
   const indexKey = hash(optionsKey, indexStamp(dataDir));
+  // Not folderDigest: the record's name kept its own digest (with a separator), so records made before are found.
   const manifestFile = path.join(cacheDir, 'site-build', `${hash(siteFolder).slice(0, 16)}.json`);
   const dirs = { outDir, membersDir: membersDirOf(manifestFile) };
   const fileOf = (output: string) => outputFile(dirs, output);

@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
 import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
-import { canonicalFolder, writeFileAtomic } from '../../util/fs.ts';
+import { canonicalFolder, folderDigest, writeFileAtomic } from '../../util/fs.ts';
 import { isProcessAlive, sweepTemporaryFiles } from '../../util/temp-files.ts';
 import { membersDirOf } from './manifest.ts';
 
@@ -27,7 +26,7 @@ export async function markBuildStarted(dataDir: string, outDir: string): Promise
   const out = path.resolve(outDir);
   // Named by the folder's real path, as the build's record is (see build.ts).
   const site = canonicalFolder(out);
-  const mark = path.join(folder, `${createHash('sha256').update(site).digest('hex').slice(0, 16)}${MARK}`);
+  const mark = path.join(folder, `${folderDigest(site)}${MARK}`);
   await forgetGoneSites(folder, mark);
   const left = existsSync(mark);
   const { removed, kept } = left ? await sweepTemporaryFiles(out) : { removed: 0, kept: 0 };

@@ -1,9 +1,8 @@
-import { createHash } from 'node:crypto';
 import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { DataDir } from '../../archive/data-dir.ts';
 import type { SessionSummary } from '../../model/session.ts';
-import { canonicalFolder, writeFileAtomic } from '../../util/fs.ts';
+import { folderDigest, writeFileAtomic } from '../../util/fs.ts';
 import { temporaryBeside } from '../../util/temp-files.ts';
 import type { ShareSettings } from '../../privacy/share-mode.ts';
 import { defaultThreads, workerFile, WorkerPool } from '../../util/worker-pool.ts';
@@ -71,13 +70,8 @@ interface SavedState extends ShardState {
  */
 export async function writeSiteSearch(options: SiteSearchOptions): Promise<SiteSearchResult> {
   const target = path.join(options.outDir, SITE_SEARCH_DIR);
-  // Named by the folder's real path, like the build's record: one state for a site however it is reached.
-  const stateFile = path.join(
-    options.dataDir,
-    'cache',
-    'site-search',
-    `${createHash('sha256').update(canonicalFolder(options.outDir)).digest('hex').slice(0, 16)}.json`,
-  );
+  // One state for a site however it is reached, like the build's record.
+  const stateFile = path.join(options.dataDir, 'cache', 'site-search', `${folderDigest(options.outDir)}.json`);
   const optionsKey = JSON.stringify([SITE_INDEX_VERSION, options.timeZone, options.share ?? null]);
   const saved = options.full ? undefined : await readState(stateFile);
   const previous: ShardState = saved?.optionsKey === optionsKey ? saved : emptyShardState();
