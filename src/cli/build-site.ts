@@ -71,9 +71,6 @@ export async function buildSite(options: BuildSiteOptions): Promise<SiteBuildRes
 }
 
 async function buildSiteLocked(options: BuildSiteOptions): Promise<SiteBuildResult> {
-  const { prerender } = await import('../transcript/prerender.ts');
-  const { readStaleTexts } = await import('../transcript/stale-texts.ts');
-  const { pagesInSite } = await import('../site/search/site-records.ts');
   const started = Date.now();
   const say = options.say ?? ((line: string) => process.stderr.write(line));
   const { markBuildStarted } = await import('../site/build/unfinished.ts');
@@ -81,11 +78,37 @@ async function buildSiteLocked(options: BuildSiteOptions): Promise<SiteBuildResu
   if (mark.swept > 0) {
     say(`Removed ${countLabel(mark.swept, 'temporary file')} that an unfinished build left in ${options.outDir}\n`);
   }
+  setSiteEnvironment(options);
+  const withSearch = !options.share?.single;
+  const { buildSitePages, startSiteBuild } = await import('../site/build/build.ts');
+  const { siteSearchIsCurrent } = await import('../site/search/site-index.ts');
+  const pages = { packageRoot: PACKAGE_ROOT, dataDir: options.dataDir, outDir: options.outDir, full: options.full };
+  const start = await startSiteBuild({ ...pages, onProgress: options.onProgress });
+  // Asked before the archive is read (its index alone is tens of MB of JSON in a heavy history): when the pages
+  // and the search are as the last build left them for the archive as it is, there is nothing to do.
+  const unchanged = start.unchanged;
+  if (
+    unchanged &&
+    !mark.left &&
+    (!withSearch || (await siteSearchIsCurrent({ ...options, siteKey: unchanged.siteKey })))
+  ) {
+    if (options.verbose) {
+      say(
+        `Nothing changed since the last build into ${options.outDir}: the archive's index, the options and the ` +
+          `sessions' repositories are as it left them (${((Date.now() - started) / 1000).toFixed(1)}s)\n`,
+      );
+    }
+    await mark.finish();
+    return await withSearchFiles(options, withSearch, { ...unchanged, sanitized: 0 });
+  }
+
+  const { prerender } = await import('../transcript/prerender.ts');
+  const { readStaleTexts } = await import('../transcript/stale-texts.ts');
+  const { pagesInSite } = await import('../site/search/site-records.ts');
   // Read once for the Markdown pass and the site search (the lock keeps the index as it is meanwhile): a heavy
   // history's is tens of MB of JSON. The pages read their own (the renderer groups and, sharing, cleans them).
   const summaries = await new DataDir(options.dataDir).readSummaries();
   const { sanitized, segments, sessions } = await prerender(options.dataDir, undefined, summaries);
-  const withSearch = !options.share?.single;
   const texts = withSearch ? readStaleTexts(options.dataDir, summaries) : { read: 0, left: [] };
   if (options.verbose) {
     say(
@@ -94,33 +117,31 @@ async function buildSiteLocked(options: BuildSiteOptions): Promise<SiteBuildResu
         `(${((Date.now() - started) / 1000).toFixed(1)}s)\n`,
     );
   }
-  setSiteEnvironment(options);
-  const { buildSitePages } = await import('../site/build/build.ts');
   // The site search reads the archive's texts, not the pages: it is indexed while the pages are rendered,
   // as soon as the build knows which pages the site has. It runs after every build and re-indexes only the
   // shards whose sessions changed (none, most of the time).
   let search: Promise<SiteSearchRun> | undefined;
-  const startSearch = (outputs?: ReadonlySet<string>) => {
-    search = runSiteSearch({ ...options, outputs, summaries });
+  const startSearch = (siteKey: string, outputs?: ReadonlySet<string>) => {
+    search = runSiteSearch({ ...options, packageRoot: PACKAGE_ROOT, siteKey, outputs, summaries });
     search.catch(() => undefined); // awaited below; not unhandled while the pages are still rendering
   };
   let report: SiteBuildReport;
   try {
-    report = await buildSitePages({
-      packageRoot: PACKAGE_ROOT,
-      dataDir: options.dataDir,
-      outDir: options.outDir,
-      full: options.full,
-      onProgress: options.onProgress,
-      workers: options.workers,
-      onWarning: options.onWarning,
-      // Alongside a few pages only: with many, the render workers have the cores (and the memory).
-      onOutputs: (outputs, toRender) => {
-        // Not while the pages still gather texts it reads (of a session in the site): it would read them itself.
-        const gathering = texts.left.some((s) => pagesInSite(s, false, (file) => outputs.has(file)).length > 0);
-        if (withSearch && toRender <= SEARCH_ALONGSIDE_PAGES && !gathering) startSearch(outputs);
+    report = await buildSitePages(
+      {
+        ...pages,
+        onProgress: options.onProgress,
+        workers: options.workers,
+        onWarning: options.onWarning,
+        // Alongside a few pages only: with many, the render workers have the cores (and the memory).
+        onOutputs: (outputs, toRender, siteKey) => {
+          // Not while the pages still gather texts it reads (of a session in the site): it would read them itself.
+          const gathering = texts.left.some((s) => pagesInSite(s, false, (file) => outputs.has(file)).length > 0);
+          if (withSearch && toRender <= SEARCH_ALONGSIDE_PAGES && !gathering) startSearch(siteKey, outputs);
+        },
       },
-    });
+      start,
+    );
   } catch (error) {
     await search?.catch(() => undefined);
     throw error;
@@ -133,9 +154,7 @@ async function buildSiteLocked(options: BuildSiteOptions): Promise<SiteBuildResu
   }
   // The pages are written: steps over the finished site go here.
   if (withSearch) {
-    const { writeSearchScript } = await import('../site/search/site-script.ts');
-    await writeSearchScript(options.outDir, PACKAGE_ROOT);
-    if (!search) startSearch();
+    if (!search) startSearch(report.siteKey);
     const { result, seconds } = await search!;
     if (options.verbose) {
       say(
@@ -145,16 +164,21 @@ async function buildSiteLocked(options: BuildSiteOptions): Promise<SiteBuildResu
     }
   }
   await mark.finish();
-  // The search's files are not the page build's: its index and its script.
+  return await withSearchFiles(options, withSearch, { ...report, sanitized });
+}
+
+/** The build's report with every file of the site, the search's too: its index and its script, which are not the
+ * page build's. */
+async function withSearchFiles(
+  options: BuildSiteOptions,
+  withSearch: boolean,
+  report: Omit<SiteBuildResult, 'site'>,
+): Promise<SiteBuildResult> {
   const index = withSearch
     ? await filesAndBytes(options.outDir, ['pagefind', 'search.js'])
     : { files: 0, bytes: 0, largest: { file: '', bytes: 0 } };
   const largest = index.largest.bytes > report.largest.bytes ? index.largest : report.largest;
-  return {
-    ...report,
-    sanitized,
-    site: { files: report.files + index.files, bytes: report.bytes + index.bytes, largest },
-  };
+  return { ...report, site: { files: report.files + index.files, bytes: report.bytes + index.bytes, largest } };
 }
 
 /** The files of `names` under `dir` (a folder's, all under it) and their bytes. */
@@ -194,7 +218,7 @@ interface SiteSearchRun {
 }
 
 async function runSiteSearch(
-  options: BuildSiteOptions & Pick<SiteSearchOptions, 'outputs' | 'summaries'>,
+  options: BuildSiteOptions & Pick<SiteSearchOptions, 'packageRoot' | 'siteKey' | 'outputs' | 'summaries'>,
 ): Promise<SiteSearchRun> {
   const { writeSiteSearch } = await import('../site/search/site-index.ts');
   const started = Date.now();

@@ -1,11 +1,9 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { SessionSummary } from '../../model/session.ts';
 import { siteAndBase } from '../../model/site-url.ts';
 import { defaultThreads, workerFile, WorkerPool } from '../../util/worker-pool.ts';
-import { canonicalFolder } from '../../util/fs.ts';
-import { compileRenderer } from './compile.ts';
 import {
   laterSessionPage,
   listRoutes,
@@ -17,26 +15,29 @@ import {
 } from './render-page.ts';
 import { sessionOf, summariesIn } from './route-sessions.ts';
 import type { RenderTask, RenderTaskResult, RenderWorkerData } from './render-worker.ts';
-import { bodyStamp, indexStamp } from '../../archive/stamps.ts';
-import {
-  allIntact,
-  intact,
-  type Manifest,
-  membersDirOf,
-  type OutputRecord,
-  readManifest,
-  writeManifest,
-} from './manifest.ts';
+import { bodyStamp } from '../../archive/stamps.ts';
+import { intact, type OutputRecord, writeManifest } from './manifest.ts';
 import {
   isMarkdownMember,
   outputFile,
   packMembers,
-  packPartBytes,
   removeUnpackedMarkdown,
   writeMarkdownPacks,
 } from './markdown-packs.ts';
 import { siteOptions } from '../site-options.ts';
-import { commitsDuring, commitsOfSessions, type Commit, gitOutcomes, repositoryStamp } from '../../insights/git.ts';
+import {
+  hash,
+  type SiteBuildReport,
+  type SiteBuildStart,
+  type SiteBuildStartOptions,
+  siteFiles,
+  siteKeyOf,
+  startSiteBuild,
+  weighed,
+} from './start.ts';
+
+export { type SiteBuildReport, type SiteBuildStart, startSiteBuild } from './start.ts';
+import { commitsDuring, commitsOfSessions, type Commit, gitOutcomes } from '../../insights/git.ts';
 
 const WORKER = workerFile(import.meta.url, 'site-render-worker', './render-worker.js');
 
@@ -51,17 +52,11 @@ const INDEX_BATCH = 16;
 /** Up to this many pages to render are rendered on this thread, without starting workers. */
 const IN_PROCESS_ROUTES = 80;
 
-export interface SiteBuildOptions {
-  packageRoot: string;
-  dataDir: string;
-  outDir: string;
-  /** Render and write every page, whatever the last build left. */
-  full?: boolean;
+export interface SiteBuildOptions extends SiteBuildStartOptions {
   threads?: number;
-  onProgress?: (progress: { phase: 'compile' | 'pages'; done: number; total: number }) => void;
   /** Told the site's files (paths under `outDir`) and how many of them are to be rendered, once that is
    * known and before they are rendered. */
-  onOutputs?: (outputs: ReadonlySet<string>, toRender: number) => void;
+  onOutputs?: (outputs: ReadonlySet<string>, toRender: number, siteKey: string) => void;
   /** Keeps the render workers between builds (`serve --watch`), instead of starting them for each. */
   workers?: RenderWorkers;
   /** Told of each page that could not be rendered (the build goes on; the page written says so). Default:
@@ -100,27 +95,6 @@ function startPool(data: RenderWorkerData, threads: number): WorkerPool<RenderTa
   });
 }
 
-export interface SiteBuildReport {
-  /** Files the site has (pages, endpoints, stylesheets), their bytes, and the largest. */
-  files: number;
-  bytes: number;
-  largest: { file: string; bytes: number };
-  pages: number;
-  /** Files rendered this time (the others were known unchanged without rendering). */
-  rendered: number;
-  /** Files whose bytes changed and were written. */
-  written: number;
-  /** Files of the last build this one no longer has (a session gone from the archive, a day out of range). */
-  removed: number;
-  /** The renderer was compiled this time (the templates changed, or it is the first build). */
-  compiled: boolean;
-  /** Files that could not be rendered (each told to `onWarning`), written as a page saying so. */
-  failed: string[];
-  /** Later session pages whose body's stamps alone changed, read to compare what they show with the last
-   * build's, and how many of them were the same (not rendered). */
-  compared: { read: number; same: number };
-}
-
 /**
  * Builds the site into `outDir` with the compiled renderer, rendering only what changed since the last
  * build into the same directory. Every output file has a key: a page with props (a day, a week, a project,
@@ -133,55 +107,13 @@ export interface SiteBuildReport {
  * written only when its bytes differ (unchanged files keep their mtime). Files the last build wrote that
  * this one does not make are removed; nothing else in `outDir` is touched.
  */
-export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBuildReport> {
+export async function buildSitePages(options: SiteBuildOptions, start?: SiteBuildStart): Promise<SiteBuildReport> {
+  const { renderer, compiled, optionsKey, indexKey, siteFolder, manifestFile, dirs, recorded, previous, unchanged } =
+    start ?? (await startSiteBuild(options));
+  if (unchanged) return unchanged;
   const { dataDir } = options;
-  // Written as the user named it (a file system error then names the folder they know); recorded by its real path,
-  // so that the same folder reached through a symbolic link is one site, whose record a later build that finds the
-  // folder gone forgets (see unfinished.ts).
-  const outDir = path.resolve(options.outDir);
-  const siteFolder = canonicalFolder(outDir);
-  const cacheDir = path.join(dataDir, 'cache');
-  options.onProgress?.({ phase: 'compile', done: 0, total: 1 });
-  const renderer = await compileRenderer(options.packageRoot, path.join(cacheDir, 'renderer'));
-  const compiled = renderer.compiled === true;
-  options.onProgress?.({ phase: 'compile', done: 1, total: 1 });
-
-  const optionsKey = JSON.stringify([
-    renderer.hash,
-    ...['TZ', 'WEEK_START', 'SINCE', 'UNTIL', 'SHARE', 'SITE_URL'].map(
-      (name) => process.env[`AGENT_LOGBOOK_${name}`] ?? '',
-    ),
-  ]);
-  // Pages without props (home, stats) read the archive's index only.
-  const indexKey = hash(optionsKey, indexStamp(dataDir));
-  // Not folderDigest: the record's name kept its own digest (with a separator), so records made before are found.
-  const manifestFile = path.join(cacheDir, 'site-build', `${hash(siteFolder).slice(0, 16)}.json`);
-  const dirs = { outDir, membersDir: membersDirOf(manifestFile) };
+  const { outDir } = dirs;
   const fileOf = (output: string) => outputFile(dirs, output);
-  const recorded = await readManifest(manifestFile, siteFolder);
-  const previous = options.full ? undefined : recorded;
-
-  // Nothing in the archive or in the sessions' repositories changed since the last build into this directory,
-  // nothing failed in it, and its files are as it left them.
-  if (
-    previous !== undefined &&
-    previous.siteKey === siteKeyOf(indexKey, previous.cwds ?? []) &&
-    !previous.failed?.length &&
-    allIntact(fileOf, previous.outputs)
-  ) {
-    const outputs = siteFiles(previous.outputs);
-    return {
-      files: outputs.length,
-      ...weighed(outputs, previous.outputs),
-      pages: outputs.filter((o) => o.endsWith('.html')).length,
-      rendered: 0,
-      written: 0,
-      removed: 0,
-      compiled,
-      failed: [],
-      compared: { read: 0, same: 0 },
-    };
-  }
 
   const bundle = await loadBundle(renderer.entry);
   const routes = await listRoutes(bundle.pageModules);
@@ -308,7 +240,7 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
     }
   };
   const total = stale.reduce((n, task) => n + task.length, 0);
-  options.onOutputs?.(new Set(siteFiles(outputs)), total);
+  options.onOutputs?.(new Set(siteFiles(outputs)), total, siteKey);
   options.onProgress?.({ phase: 'pages', done: 0, total });
   if (stale.length > 0 && total <= IN_PROCESS_ROUTES) {
     // A few pages (one session changed): starting workers, or handing the pages to the ones `serve --watch`
@@ -415,6 +347,7 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
   });
   const names = siteFiles(outputs);
   return {
+    siteKey,
     files: names.length,
     ...weighed(names, outputs),
     pages: names.filter((o) => o.endsWith('.html')).length,
@@ -427,42 +360,8 @@ export async function buildSitePages(options: SiteBuildOptions): Promise<SiteBui
   };
 }
 
-/** The outputs that are files of the site (not sessions' Markdown members, which are in the data directory). */
-function siteFiles(records: Record<string, OutputRecord>): string[] {
-  return Object.keys(records).filter((output) => !isMarkdownMember(output));
-}
-
-/** The bytes of `names` and the largest of them, as their records say. */
-function weighed(names: string[], records: Record<string, OutputRecord>): Pick<SiteBuildReport, 'bytes' | 'largest'> {
-  let bytes = 0;
-  let largest = { file: '', bytes: 0 };
-  for (const name of names) {
-    const size = records[name]!.size;
-    bytes += size;
-    if (size > largest.bytes) largest = { file: name, bytes: size };
-  }
-  return { bytes, largest };
-}
-
-/** What the whole site is made from: the options and the archive's index, the sessions' repositories, and the size
- * of the Markdown packs' parts. A build that finds it unchanged (and its files intact) writes nothing. */
-function siteKeyOf(indexKey: string, cwds: readonly string[]): string {
-  return hash(indexKey, repositoriesKey(cwds), String(packPartBytes()));
-}
-
-/** The state of the repositories the sessions ran in: what the commits the pages show are read from. */
-function repositoriesKey(cwds: readonly string[]): string {
-  return hash(...cwds.map((cwd) => `${cwd}\0${repositoryStamp(cwd)}`));
-}
-
 function commitsKey(repos: string | undefined, commits: readonly Commit[]): string {
   return JSON.stringify([repos ?? '', commits.map((c) => [c.repo, c.hash, c.at, c.subject])]);
-}
-
-function hash(...parts: string[]): string {
-  const h = createHash('sha256');
-  for (const part of parts) h.update(part).update('\0');
-  return h.digest('hex');
 }
 
 async function removeEmptyParents(root: string, dir: string): Promise<void> {

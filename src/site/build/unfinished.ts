@@ -5,6 +5,8 @@ import { isProcessAlive, sweepTemporaryFiles } from '../../util/temp-files.ts';
 import { membersDirOf } from './manifest.ts';
 
 export interface BuildMark {
+  /** The last build into the site did not finish (its mark was there). */
+  left: boolean;
   /** Temporary files removed from the site, left there by the last build into it, which did not finish. */
   swept: number;
   /** The build finished: the next one has nothing to sweep (unless this one found some it had to leave). */
@@ -35,6 +37,7 @@ export async function markBuildStarted(dataDir: string, outDir: string): Promise
   // Whole or not at all: a build killed as it wrote its mark must still leave one the next build reads.
   await writeFileAtomic(mark, `${JSON.stringify({ pid: process.pid, outDir: site })}\n`);
   return {
+    left,
     swept: removed + members.removed,
     finish: async () => {
       if (kept + members.kept === 0) await fs.rm(mark, { force: true });

@@ -8,6 +8,8 @@ import type { ShareSettings } from '../../privacy/share-mode.ts';
 import { defaultThreads, workerFile, WorkerPool } from '../../util/worker-pool.ts';
 import { PageTextCache, type PageTextRow } from '../../transcript/page-texts.ts';
 import { runStamp, type SiteEntry, siteEntries, type SiteSession, siteSessions } from './site-records.ts';
+import { SEARCH_SCRIPT, writeSearchScript } from './site-script.ts';
+import { fileStamps } from '../../util/stamp.ts';
 import { runSiteSearchTask, type SiteSearchTask, type SiteSearchTaskResult } from './site-shard.ts';
 import { emptyShardState, planShards, RUN_FACTOR, shardChars, type ShardState } from './site-shards.ts';
 
@@ -19,6 +21,11 @@ export const SITE_SEARCH_DIR = 'pagefind';
 export interface SiteSearchOptions {
   dataDir: string;
   outDir: string;
+  /** Where the search box's script is bundled from (see site-script.ts). */
+  packageRoot: string;
+  /** What the site's pages were made from (the page build's siteKey): kept in the state, so that a later build of
+   * the same site knows this index is its own without reading the archive (see siteSearchIsCurrent). */
+  siteKey: string;
   timeZone: string;
   share?: ShareSettings;
   /** Index every shard again, whatever the last build left. */
@@ -58,6 +65,10 @@ export const SHARD_LIST = 'shards.json';
 interface SavedState extends ShardState {
   version: number;
   optionsKey: string;
+  /** The site this index was written for (its siteKey and the shard size) and the stamps of the files that say it
+   * is whole (see stampedFiles), when written. */
+  site?: string;
+  files?: string;
 }
 
 /**
@@ -70,9 +81,8 @@ interface SavedState extends ShardState {
  */
 export async function writeSiteSearch(options: SiteSearchOptions): Promise<SiteSearchResult> {
   const target = path.join(options.outDir, SITE_SEARCH_DIR);
-  // One state for a site however it is reached, like the build's record.
-  const stateFile = path.join(options.dataDir, 'cache', 'site-search', `${folderDigest(options.outDir)}.json`);
-  const optionsKey = JSON.stringify([SITE_INDEX_VERSION, options.timeZone, options.share ?? null]);
+  const stateFile = stateFileOf(options);
+  const optionsKey = optionsKeyOf(options);
   const saved = options.full ? undefined : await readState(stateFile);
   const previous: ShardState = saved?.optionsKey === optionsKey ? saved : emptyShardState();
 
@@ -191,13 +201,59 @@ export async function writeSiteSearch(options: SiteSearchOptions): Promise<SiteS
       if (!keep.has(name)) await fs.rm(path.join(target, name), { recursive: true, force: true });
     }
     await writeIfChanged(path.join(target, SHARD_LIST), `${JSON.stringify(shards)}\n`);
-    await writeFileAtomic(stateFile, JSON.stringify({ version: SITE_INDEX_VERSION, optionsKey, ...plan.state }));
+    await writeSearchScript(options.outDir, options.packageRoot);
+    const saving: SavedState = {
+      version: SITE_INDEX_VERSION,
+      optionsKey,
+      site: siteOf(options.siteKey),
+      files: fileStamps(stampedFiles(options.outDir, shards)),
+      ...plan.state,
+    };
+    await writeFileAtomic(stateFile, JSON.stringify(saving));
     const bytes = shards.reduce((n, name) => n + (plan.state.shards[name]!.bytes ?? 0), 0);
     return { records, read: stale.length, shards: shards.length, written: plan.dirty.size, bytes };
   } finally {
     cache.close();
     await Promise.all([...retired, pool?.close()]);
   }
+}
+
+/**
+ * Whether the site search in `outDir` is the one the last build wrote for the site `siteKey` (the page build's
+ * key, which holds the archive index's stamp and the options) and its files are as it left them: then there is
+ * nothing to index, and the archive need not be read to know it. Else `writeSiteSearch` works out what to write.
+ */
+export async function siteSearchIsCurrent(
+  options: Pick<SiteSearchOptions, 'dataDir' | 'outDir' | 'timeZone' | 'share' | 'siteKey'>,
+): Promise<boolean> {
+  const saved = await readState(stateFileOf(options));
+  if (saved?.optionsKey !== optionsKeyOf(options) || saved.site !== siteOf(options.siteKey)) return false;
+  return saved.files === fileStamps(stampedFiles(options.outDir, Object.keys(saved.shards).sort()));
+}
+
+/** The search's state, one for a site however it is reached, like the build's record. */
+function stateFileOf(options: Pick<SiteSearchOptions, 'dataDir' | 'outDir'>): string {
+  return path.join(options.dataDir, 'cache', 'site-search', `${folderDigest(options.outDir)}.json`);
+}
+
+function optionsKeyOf(options: Pick<SiteSearchOptions, 'timeZone' | 'share'>): string {
+  return JSON.stringify([SITE_INDEX_VERSION, options.timeZone, options.share ?? null]);
+}
+
+/** The site an index is for: its pages' key, and the shard size it was cut by. */
+function siteOf(siteKey: string): string {
+  return JSON.stringify([siteKey, shardChars()]);
+}
+
+/** The files that tell a search index as the last build left it: the script, the shard list and each shard's
+ * entry (which a re-index also looks for, see planShards; a shard's other files are Pagefind's to name). */
+function stampedFiles(outDir: string, shards: readonly string[]): string[] {
+  const target = path.join(outDir, SITE_SEARCH_DIR);
+  return [
+    path.join(outDir, SEARCH_SCRIPT),
+    path.join(target, SHARD_LIST),
+    ...shards.map((shard) => path.join(target, shard, 'pagefind-entry.json')),
+  ];
 }
 
 /** Sessions to read, in tasks of about READ_BATCH_BYTES of body, biggest sessions first. */

@@ -3,6 +3,8 @@ import path from 'node:path';
 import { importModule } from '../../util/import-module.ts';
 import { temporaryBeside } from '../../util/temp-files.ts';
 
+export const SEARCH_SCRIPT = 'search.js';
+
 /** The search box's browser script, bundled from `src/site/client/search.ts` (which shares the CJK n-gram rules of
  * `search/cjk.ts` with the index) into `<out>/search.js`. The site build renders pages through Astro's container
  * and has no client build of its own, so a component's `<script>` would not reach the browser; this file is
@@ -19,7 +21,7 @@ export async function writeSearchScript(outDir: string, packageRoot: string): Pr
     legalComments: 'none',
   });
   const bytes = Buffer.from(result.outputFiles[0]!.contents);
-  const target = path.join(outDir, 'search.js');
+  const target = path.join(outDir, SEARCH_SCRIPT);
   const current = await fs.readFile(target).catch(() => undefined);
   if (current?.equals(bytes)) return;
   const temp = temporaryBeside(target);
