@@ -88,6 +88,11 @@ export class DataDir {
     return summariesIndex.readSummaries(this.summariesFiles);
   }
 
+  /** The summaries, frozen and shared within the process (see summariesIndex.readSharedSummaries). */
+  async readSharedSummaries(): Promise<readonly SessionSummary[]> {
+    return summariesIndex.readSharedSummaries(this.summariesFiles);
+  }
+
   /** Writes the index of `entries` (see summaries-index.ts). */
   async writeSummaries(
     entries: Iterable<IndexEntry>,

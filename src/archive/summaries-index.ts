@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { SessionSummary } from '../model/session.ts';
 import { readJsonFile, writeFileAtomic } from '../util/fs.ts';
 import { TEMP_FILE } from '../util/line-writer.ts';
+import { sharedParseAsync } from '../util/shared-parse.ts';
 import { fileStamp } from '../util/stamp.ts';
 import { leadingId } from './json-prefix.ts';
 
@@ -118,6 +119,12 @@ export async function readSummaries(files: SummariesFiles): Promise<SessionSumma
   const bytes = await readIndexBytes(files.summaries);
   if (!bytes) return summariesFromBodies(files.root);
   return parseIndex(files.summaries, bytes);
+}
+
+/** `readSummaries`, frozen, and shared with the other readers of the same index in this process while one holds it
+ * (see shared-parse.ts): a site build's renderer reads it again. */
+export async function readSharedSummaries(files: SummariesFiles): Promise<readonly SessionSummary[]> {
+  return sharedParseAsync(files.summaries, fileStamp(files.summaries), () => readSummaries(files));
 }
 
 /** Writes the index from the body headers when it is missing and the archive has sessions (under the lock). */

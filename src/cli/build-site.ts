@@ -107,7 +107,7 @@ async function buildSiteLocked(options: BuildSiteOptions): Promise<SiteBuildResu
   const { pagesInSite } = await import('../site/search/site-records.ts');
   // Read once for the Markdown pass and the site search (the lock keeps the index as it is meanwhile): a heavy
   // history's is tens of MB of JSON. The pages read their own (the renderer groups and, sharing, cleans them).
-  const summaries = await new DataDir(options.dataDir).readSummaries();
+  const summaries = await new DataDir(options.dataDir).readSharedSummaries();
   const { sanitized, segments, sessions } = await prerender(options.dataDir, undefined, summaries);
   const texts = withSearch ? readStaleTexts(options.dataDir, summaries) : { read: 0, left: [] };
   if (options.verbose) {

@@ -15,7 +15,8 @@ import { groupProjects } from '../model/project.ts';
 import { cachedProbe } from '../insights/repository.ts';
 import type { WeekStart } from '../stats/calendar.ts';
 import { bodyStamp, indexStamp as archiveIndexStamp } from '../archive/stamps.ts';
-import { withStampsHeld } from '../util/stamp.ts';
+import { fileStamp, withStampsHeld } from '../util/stamp.ts';
+import { sharedParse } from '../util/shared-parse.ts';
 
 export { dataDir, type SiteOptions, siteOptions } from './site-options.ts';
 import { dataDir } from './site-options.ts';
@@ -79,7 +80,16 @@ export function hasHistoryPrompts(): boolean {
 }
 
 export function loadSummaries(): SessionSummary[] {
-  const summaries = readJson<SessionSummary[]>(path.join('index', 'sessions.json'), []);
+  const root = dataDir();
+  const relative = path.join('index', 'sessions.json');
+  // The build's own parse, while it holds it (see shared-parse.ts). Each summary copied: grouping writes a
+  // project and a repository into it.
+  const shared = root
+    ? sharedParse(path.join(root, relative), fileStamp(path.join(root, relative)), () =>
+        readJson<SessionSummary[]>(relative, []),
+      )
+    : [];
+  const summaries = shared.map((summary) => ({ ...summary }));
   const share = shareSettings();
   // In a share build every record the site reads passes the share lens: nothing unredacted reaches Astro's
   // content store, the day and week indexes made from it, or a page. Its paths are anonymized, so only the
