@@ -294,7 +294,10 @@ export class PageTextCache {
     this.db.exec(
       'CREATE TABLE IF NOT EXISTS texts (key TEXT NOT NULL, part INTEGER NOT NULL, ' +
         'chars INTEGER NOT NULL, first INTEGER, rows BLOB NOT NULL, PRIMARY KEY (key, part));' +
-        'CREATE TABLE IF NOT EXISTS stamps (key TEXT PRIMARY KEY, stamp TEXT NOT NULL) WITHOUT ROWID',
+        'CREATE TABLE IF NOT EXISTS stamps (key TEXT PRIMARY KEY, stamp TEXT NOT NULL) WITHOUT ROWID;' +
+        // What `stamps()` sums, without reading the rows (most of the file's bytes): a build asks it up to four
+        // times, each 70-100 ms over a heavy history's texts without it, 10-25 ms with it.
+        'CREATE INDEX IF NOT EXISTS texts_chars ON texts (key, chars)',
     );
   }
 
