@@ -4,6 +4,8 @@
  * keystroke until the result list shows that query's first results, and until it is complete (the box waits
  * 80 ms after typing, included).
  * The page loads the index when idle: a query typed at once (`settleMs` 0) waits for it, one typed later need not.
+ * `keyDelayMs` types each key that long after the one before, as a person types (the page starts loading its index
+ * when the box is focused, so a person's typing hides part of it); 0 types the whole query at once.
  * The page is opened `rounds` times and each query's time is the median: one opening varies by ±50 ms on a busy
  * machine.
  */
@@ -26,6 +28,7 @@ export async function siteSearchLatency(
   queries: string[],
   settleMs = 0,
   rounds = 5,
+  keyDelayMs = 0,
 ): Promise<SearchLatency[] | undefined> {
   if (!existsSync(CHROMIUM)) return undefined;
   const { chromium } = await import('playwright-core');
@@ -37,7 +40,8 @@ export async function siteSearchLatency(
   });
   try {
     const opened: SearchLatency[][] = [];
-    for (let round = 0; round < rounds; round++) opened.push(await typeQueries(browser, server.url, queries, settleMs));
+    for (let round = 0; round < rounds; round++)
+      opened.push(await typeQueries(browser, server.url, queries, settleMs, keyDelayMs));
     return queries.map((query, i) => {
       const median = (of: (t: SearchLatency) => number) =>
         opened.map((timings) => of(timings[i]!)).sort((a, b) => a - b)[opened.length >> 1]!;
@@ -55,6 +59,7 @@ async function typeQueries(
   url: string,
   queries: string[],
   settleMs: number,
+  keyDelayMs: number,
 ): Promise<SearchLatency[]> {
   const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
   try {
@@ -69,7 +74,14 @@ async function typeQueries(
       await page.keyboard.press('/');
       await page.keyboard.press('Control+A');
       await page.keyboard.press('Backspace');
-      await page.keyboard.type(query);
+      // Playwright's delay holds each key down that long: the last key is pressed on its own, so that the time
+      // starts as it goes in.
+      const keys = Array.from(query);
+      if (keyDelayMs > 0) {
+        await page.keyboard.type(keys.slice(0, -1).join(''), { delay: keyDelayMs });
+        await page.waitForTimeout(keyDelayMs);
+      }
+      await page.keyboard.type(keyDelayMs > 0 ? keys.at(-1)! : query);
       const started = performance.now();
       // The page notes when the first results showed and when all did; the wait ends with the second.
       const seen = await page.waitForFunction(
