@@ -74,14 +74,13 @@ async function typeQueries(
       await page.keyboard.press('/');
       await page.keyboard.press('Control+A');
       await page.keyboard.press('Backspace');
-      // Playwright's delay holds each key down that long: the last key is pressed on its own, so that the time
-      // starts as it goes in.
-      const keys = Array.from(query);
-      if (keyDelayMs > 0) {
-        await page.keyboard.type(keys.slice(0, -1).join(''), { delay: keyDelayMs });
-        await page.waitForTimeout(keyDelayMs);
+      // One key at a time, each `keyDelayMs` after the one before (Playwright's own delay holds a key down that long,
+      // and waits before a character no key types: the gaps would differ between scripts).
+      const keys = keyDelayMs > 0 ? Array.from(query) : [query];
+      for (const [i, key] of keys.entries()) {
+        if (i > 0) await page.waitForTimeout(keyDelayMs);
+        await page.keyboard.type(key);
       }
-      await page.keyboard.type(keyDelayMs > 0 ? keys.at(-1)! : query);
       const started = performance.now();
       // The page notes when the first results showed and when all did; the wait ends with the second.
       const seen = await page.waitForFunction(

@@ -105,8 +105,9 @@ async function buildSiteLocked(options: BuildSiteOptions): Promise<SiteBuildResu
   const { prerender } = await import('../transcript/prerender.ts');
   const { readStaleTexts } = await import('../transcript/stale-texts.ts');
   const { pagesInSite } = await import('../site/search/site-records.ts');
-  // Read once for the Markdown pass and the site search (the lock keeps the index as it is meanwhile): a heavy
-  // history's is tens of MB of JSON. The pages read their own (the renderer groups and, sharing, cleans them).
+  // Read once for the Markdown pass, the site search and the renderer loaded on this thread (the lock keeps the
+  // index as it is meanwhile): a heavy history's is tens of MB of JSON. The renderer copies the summaries it
+  // groups and, sharing, cleans (see shared-parse.ts); the render workers read their own.
   const summaries = await new DataDir(options.dataDir).readSharedSummaries();
   const { sanitized, segments, sessions } = await prerender(options.dataDir, undefined, summaries);
   const texts = withSearch ? readStaleTexts(options.dataDir, summaries) : { read: 0, left: [] };
@@ -118,8 +119,8 @@ async function buildSiteLocked(options: BuildSiteOptions): Promise<SiteBuildResu
     );
   }
   // The site search reads the archive's texts, not the pages: it is indexed while the pages are rendered,
-  // as soon as the build knows which pages the site has. It runs after every build and re-indexes only the
-  // shards whose sessions changed (none, most of the time).
+  // as soon as the build knows which pages the site has. It runs after every build that reads the archive and
+  // re-indexes only the shards whose sessions changed (none, most of the time).
   let search: Promise<SiteSearchRun> | undefined;
   const startSearch = (siteKey: string, outputs?: ReadonlySet<string>) => {
     search = runSiteSearch({ ...options, packageRoot: PACKAGE_ROOT, siteKey, outputs, summaries });

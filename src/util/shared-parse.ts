@@ -7,7 +7,11 @@
  * A value is frozen, deeply: every reader gets the same objects, and one that wrote into them would change what
  * the others read (a reader that needs to change one copies it). It is held weakly, so that a long-lived process
  * (the MCP server, `serve --watch`) keeps it only while some reader does, and only for the stamp it was read at.
+ * A worker thread has a `globalThis` of its own, which no other reader sees: there a value is parsed and neither
+ * frozen nor kept (freezing a heavy history's index costs each render worker of a first build for nothing).
  */
+
+import { isMainThread } from 'node:worker_threads';
 
 const REGISTRY = Symbol.for('agent-logbook.shared-parse');
 
@@ -22,9 +26,10 @@ function registry(): Map<string, Entry> {
 }
 
 /** The value of `file` as it was when stamped `stamp`: another reader's, if one in this process still holds it,
- * else `parse()`'s, frozen and offered to the next. Without a stamp (a missing file), `parse()`'s, not shared. */
+ * else `parse()`'s, frozen and offered to the next. Without a stamp (a missing file), or in a worker thread,
+ * `parse()`'s, not shared. */
 export function sharedParse<T extends object>(file: string, stamp: string | undefined, parse: () => T): Readonly<T> {
-  if (stamp === undefined) return parse();
+  if (stamp === undefined || !isMainThread) return parse();
   const entries = registry();
   const entry = entries.get(file);
   const held = entry?.stamp === stamp ? (entry.value.deref() as T | undefined) : undefined;
@@ -40,7 +45,7 @@ export async function sharedParseAsync<T extends object>(
   stamp: string | undefined,
   parse: () => Promise<T>,
 ): Promise<Readonly<T>> {
-  if (stamp === undefined) return parse();
+  if (stamp === undefined || !isMainThread) return parse();
   const entry = registry().get(file);
   const held = entry?.stamp === stamp ? (entry.value.deref() as T | undefined) : undefined;
   if (held) return held;

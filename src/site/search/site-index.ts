@@ -203,11 +203,11 @@ export async function writeSiteSearch(options: SiteSearchOptions): Promise<SiteS
     await writeIfChanged(path.join(target, SHARD_LIST), `${JSON.stringify(shards)}\n`);
     await writeSearchScript(options.outDir, options.packageRoot);
     const saving: SavedState = {
+      ...plan.state,
       version: SITE_INDEX_VERSION,
       optionsKey,
       site: siteOf(options.siteKey),
       files: fileStamps(stampedFiles(options.outDir, shards)),
-      ...plan.state,
     };
     await writeFileAtomic(stateFile, JSON.stringify(saving));
     const bytes = shards.reduce((n, name) => n + (plan.state.shards[name]!.bytes ?? 0), 0);

@@ -1,8 +1,9 @@
-import { promises as fs } from 'node:fs';
+import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DataDir } from '../../../src/archive/data-dir.ts';
 import { buildSite, type BuildSiteOptions } from '../../../src/cli/build-site.ts';
+import { folderDigest } from '../../../src/util/fs.ts';
 import { runCli } from '../../helpers/cli.ts';
 import { FIXTURE_HOME, fixtureBuild, SESSION, WEBAPP } from '../../helpers/paths.ts';
 
@@ -14,6 +15,9 @@ async function build(options: Omit<BuildSiteOptions, 'say' | 'verbose'>) {
   const report = await buildSite({ ...options, verbose: true, say: (line) => (said += line), onWarning: () => {} });
   return { report, said };
 }
+
+/** The shard size the test run sets (test/global-setup.ts), put back after a test changes it. */
+const SHARD_CHARS = process.env.AGENT_LOGBOOK_SEARCH_SHARD_CHARS;
 
 describe('a build with nothing changed since the last one into its folder', { timeout: 600_000 }, () => {
   it('knows it from the build record and the search state, without reading the archive', async () => {
@@ -99,6 +103,45 @@ describe('a build with nothing changed since the last one into its folder', { ti
     expect(tokyo.said).not.toMatch(NOTHING_CHANGED);
     expect(tokyo.report.rendered).toBeGreaterThan(50);
     expect((await build({ ...options, timeZone: 'Asia/Tokyo' })).said).toMatch(NOTHING_CHANGED);
+
+    // Each of the other options, and the search's shard size (which only the search state holds).
+    const tokyo2 = { ...options, timeZone: 'Asia/Tokyo' };
+    const others: [string, Omit<BuildSiteOptions, 'say' | 'verbose'>][] = [
+      ['a base URL', { ...tokyo2, siteUrl: 'https://example.org/logbook/' }],
+      ['--since', { ...tokyo2, since: '2026-03-04' }],
+      ['weeks from Sunday', { ...tokyo2, weekStart: 'sunday' }],
+      ['--full', { ...tokyo2, full: true }],
+    ];
+    for (const [what, changed] of others) {
+      const next = await build(changed);
+      expect(next.said, what).not.toMatch(NOTHING_CHANGED);
+      expect(next.report.rendered, what).toBeGreaterThan(0);
+      // Back to the site as before: its pages are made again, so the next build is the one that finds nothing.
+      await build(tokyo2);
+      expect((await build(tokyo2)).said, what).toMatch(NOTHING_CHANGED);
+    }
+    process.env.AGENT_LOGBOOK_SEARCH_SHARD_CHARS = '700';
+    try {
+      const resharded = await build(tokyo2);
+      expect(resharded.said).not.toMatch(NOTHING_CHANGED);
+      expect(resharded.report.written).toBe(0);
+      // Asked again (shards are not cut anew: the size is for the sessions placed from now on).
+      expect(resharded.said).toMatch(/^Site search: \d+ of \d+ shards? written/m);
+      expect((await build(tokyo2)).said).toMatch(NOTHING_CHANGED);
+    } finally {
+      if (SHARD_CHARS === undefined) delete process.env.AGENT_LOGBOOK_SEARCH_SHARD_CHARS;
+      else process.env.AGENT_LOGBOOK_SEARCH_SHARD_CHARS = SHARD_CHARS;
+    }
+    await build(tokyo2);
+
+    // The last build into the folder did not finish (its mark is there), though its record and files are whole.
+    const mark = path.join(data, 'cache', 'site-build', `${folderDigest(out)}.unfinished`);
+    await fs.writeFile(mark, `${JSON.stringify({ pid: 999_999_999, outDir: await fs.realpath(out) })}\n`);
+    const unfinished = await build(tokyo2);
+    expect(unfinished.said).not.toMatch(NOTHING_CHANGED);
+    expect(unfinished.said).toMatch(/^Markdown: /m);
+    expect(existsSync(mark)).toBe(false);
+    expect((await build(tokyo2)).said).toMatch(NOTHING_CHANGED);
 
     const home404 = path.join(out, '404.html');
     await fs.appendFile(home404, '<!-- mine -->');
