@@ -16,15 +16,20 @@ async function build(options: Omit<BuildSiteOptions, 'say' | 'verbose'>) {
   return { report, said };
 }
 
+/** The fixture home collected into a data folder of its own, and the options of a build of it into a site folder. */
+async function collectedFixture(prefix: string) {
+  const { home, data, out } = await fixtureBuild(prefix);
+  const collect = await runCli(['collect', '--home', home, '--data', data]);
+  expect(collect.code, collect.stderr).toBe(0);
+  return { home, data, out, options: { dataDir: data, outDir: out, timeZone: 'UTC' } };
+}
+
 /** The shard size the test run sets (test/global-setup.ts), put back after a test changes it. */
 const SHARD_CHARS = process.env.AGENT_LOGBOOK_SEARCH_SHARD_CHARS;
 
 describe('a build with nothing changed since the last one into its folder', { timeout: 600_000 }, () => {
   it('knows it from the build record and the search state, without reading the archive', async () => {
-    const { home, data, out } = await fixtureBuild('nothing-changed');
-    const collect = await runCli(['collect', '--home', home, '--data', data]);
-    expect(collect.code, collect.stderr).toBe(0);
-    const options = { dataDir: data, outDir: out, timeZone: 'UTC' };
+    const { data, out, options } = await collectedFixture('nothing-changed');
     // A whole second, which utimes can set again exactly (below).
     const index = path.join(data, 'index', 'sessions.json');
     const second = new Date(Math.floor(Date.now() / 1000) * 1000 - 60_000);
@@ -60,10 +65,7 @@ describe('a build with nothing changed since the last one into its folder', { ti
   });
 
   it('is not taken when a file of the search is not as the last build left it, nor when the state is gone', async () => {
-    const { home, data, out } = await fixtureBuild('nothing-changed-search');
-    const collect = await runCli(['collect', '--home', home, '--data', data]);
-    expect(collect.code, collect.stderr).toBe(0);
-    const options = { dataDir: data, outDir: out, timeZone: 'UTC' };
+    const { data, out, options } = await collectedFixture('nothing-changed-search');
     await build(options);
     const script = await fs.readFile(path.join(out, 'search.js'), 'utf8');
     const list = await fs.readFile(path.join(out, 'pagefind', 'shards.json'), 'utf8');
@@ -93,10 +95,7 @@ describe('a build with nothing changed since the last one into its folder', { ti
   });
 
   it('is not taken after a session grew, the options changed, or a page was changed by hand', async () => {
-    const { home, data, out } = await fixtureBuild('nothing-changed-inputs');
-    const collect = await runCli(['collect', '--home', home, '--data', data]);
-    expect(collect.code, collect.stderr).toBe(0);
-    const options = { dataDir: data, outDir: out, timeZone: 'UTC' };
+    const { home, data, out, options } = await collectedFixture('nothing-changed-inputs');
     await build(options);
 
     const tokyo = await build({ ...options, timeZone: 'Asia/Tokyo' });
