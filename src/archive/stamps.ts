@@ -10,8 +10,27 @@ import { messagesFile } from './body-format.ts';
  */
 export function bodyStamp(dataDir: string, body: string): string | undefined {
   const header = path.join(dataDir, body);
-  if (fileStamp(header) === undefined) return undefined;
-  return fileStamps([header, messagesFile(header)]);
+  if (heldBodies?.has(header)) return heldBodies.get(header);
+  const stamp = fileStamp(header) === undefined ? undefined : fileStamps([header, messagesFile(header)]);
+  heldBodies?.set(header, stamp);
+  return stamp;
+}
+
+let heldBodies: Map<string, string | undefined> | undefined;
+
+/**
+ * Runs `work` with each body stamped once. For a site build, which holds the archive's lock (no body changes
+ * meanwhile) and asks for every body's stamp in four passes (the Markdown pass, the search texts, the page keys,
+ * the search's records). Bodies only: the build writes, then stamps, files of its own.
+ */
+export async function withBodyStampsHeld<T>(work: () => Promise<T>): Promise<T> {
+  if (heldBodies) return work();
+  heldBodies = new Map();
+  try {
+    return await work();
+  } finally {
+    heldBodies = undefined;
+  }
 }
 
 /** The stamp of the archive's index files (the summaries and each source's prompt history), which every page

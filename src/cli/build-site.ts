@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { DataDir } from '../archive/data-dir.ts';
 import { lockDataDir } from '../archive/lock.ts';
 import { recoverArchive } from '../archive/recover.ts';
+import { withBodyStampsHeld } from '../archive/stamps.ts';
 import { siteAndBase } from '../model/site-url.ts';
 import type { ShareSettings } from '../privacy/share-mode.ts';
 import type { SiteBuildOptions, SiteBuildReport } from '../site/build/build.ts';
@@ -64,7 +65,7 @@ export async function buildSite(options: BuildSiteOptions): Promise<SiteBuildRes
   try {
     // The holder before was killed mid-write: put the archive in order first, as a collect would.
     if (lock.tookOverStale) await recoverArchive(options.dataDir, true, (w) => say(`  warning: ${formatWarning(w)}`));
-    return await buildSiteLocked(options);
+    return await withBodyStampsHeld(() => buildSiteLocked(options));
   } finally {
     await lock.release();
   }
