@@ -82,13 +82,10 @@ export function hasHistoryPrompts(): boolean {
 export function loadSummaries(): SessionSummary[] {
   const root = dataDir();
   const relative = path.join('index', 'sessions.json');
+  const file = root && path.join(root, relative);
   // The build's own parse, while it holds it (see shared-parse.ts). Each summary copied: grouping writes a
   // project and a repository into it.
-  const shared = root
-    ? sharedParse(path.join(root, relative), fileStamp(path.join(root, relative)), () =>
-        readJson<SessionSummary[]>(relative, []),
-      )
-    : [];
+  const shared = file ? sharedParse(file, fileStamp(file), () => readJson<SessionSummary[]>(relative, [])) : [];
   const summaries = shared.map((summary) => ({ ...summary }));
   const share = shareSettings();
   // In a share build every record the site reads passes the share lens: nothing unredacted reaches Astro's

@@ -30,13 +30,7 @@ function registry(): Map<string, Entry> {
  * `parse()`'s, not shared. */
 export function sharedParse<T extends object>(file: string, stamp: string | undefined, parse: () => T): Readonly<T> {
   if (stamp === undefined || !isMainThread) return parse();
-  const entries = registry();
-  const entry = entries.get(file);
-  const held = entry?.stamp === stamp ? (entry.value.deref() as T | undefined) : undefined;
-  if (held) return held;
-  const value = deepFreeze(parse());
-  entries.set(file, { stamp, value: new WeakRef(value) });
-  return value;
+  return heldValue<T>(file, stamp) ?? offer(file, stamp, parse());
 }
 
 /** Async `sharedParse`. */
@@ -46,11 +40,21 @@ export async function sharedParseAsync<T extends object>(
   parse: () => Promise<T>,
 ): Promise<Readonly<T>> {
   if (stamp === undefined || !isMainThread) return parse();
+  return heldValue<T>(file, stamp) ?? offer(file, stamp, await parse());
+}
+
+/** Another reader's value of `file` at `stamp`, while one holds it. */
+function heldValue<T>(file: string, stamp: string): T | undefined {
   const entry = registry().get(file);
-  const held = entry?.stamp === stamp ? (entry.value.deref() as T | undefined) : undefined;
+  return entry?.stamp === stamp ? (entry.value.deref() as T | undefined) : undefined;
+}
+
+/** `value`, frozen and offered to the next reader of `file` at `stamp` (unless one offered its own meanwhile). */
+function offer<T extends object>(file: string, stamp: string, value: T): T {
+  const held = heldValue<T>(file, stamp);
   if (held) return held;
-  const value = await parse();
-  return sharedParse(file, stamp, () => value);
+  registry().set(file, { stamp, value: new WeakRef(deepFreeze(value)) });
+  return value;
 }
 
 function deepFreeze<T>(value: T): T {
