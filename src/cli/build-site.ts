@@ -51,6 +51,9 @@ export interface BuildSiteOptions {
   workers?: SiteBuildOptions['workers'];
   /** Waiting for the data directory's lock (a collect writing it): what to say, and for how long. */
   lock?: { onWait?: (message: string) => void; waitMs?: number };
+  /** Told once the pages are written (or found as they are), before the site search's index is written:
+   * `serve --watch` reloads the open pages then. */
+  onPagesWritten?: () => void;
 }
 
 /** Builds the site over a data directory, rendering only what changed since the last build into `outDir`
@@ -100,6 +103,7 @@ async function buildSiteLocked(options: BuildSiteOptions): Promise<SiteBuildResu
       );
     }
     await mark.finish();
+    options.onPagesWritten?.();
     return await withSearchFiles(options, withSearch, { ...unchanged, sanitized: 0 });
   }
 
@@ -155,6 +159,7 @@ async function buildSiteLocked(options: BuildSiteOptions): Promise<SiteBuildResu
     );
   }
   // The pages are written: steps over the finished site go here.
+  options.onPagesWritten?.();
   if (withSearch) {
     if (!search) startSearch(report.siteKey);
     const { result, seconds } = await search!;

@@ -11,6 +11,7 @@ import {
   type RecordSection,
   TEXT_MAP_FILE,
 } from '../../transcript/page-record.ts';
+import { SEARCH_INDEX_CHANGED } from './live-events.ts';
 import { addPanel, fillFilters, type Hit, sessionItem } from './search-panel.ts';
 
 interface PagefindResultData {
@@ -29,6 +30,7 @@ interface PagefindApi {
   search(term: string, options?: { filters?: Record<string, string> }): Promise<{ results: PagefindResult[] } | null>;
   preload(term: string): Promise<void>;
   filters(): Promise<Record<string, Record<string, number>>>;
+  destroy(): Promise<void>;
 }
 
 /** Sessions shown at most, bundles looked at to find them (hits are checked against the text), bundles whose
@@ -58,6 +60,9 @@ function setUp(form: HTMLFormElement): void {
   let timer: number | undefined;
   let settingUp = false;
   let filtersFilled: Promise<void> | undefined;
+  /** Pagefind being torn down after the index was written again (see SEARCH_INDEX_CHANGED): the next setup
+   * waits for it, as Pagefind's module is set up once at a time. */
+  let retired: Promise<unknown> = Promise.resolve();
   const loadFilters = (pagefind: PagefindApi): Promise<void> =>
     (filtersFilled ??= pagefind
       .filters()
@@ -69,6 +74,7 @@ function setUp(form: HTMLFormElement): void {
 
   const load = (): Promise<PagefindApi | undefined> => {
     api ??= (async () => {
+      await retired;
       const root = `${base}pagefind/`;
       const response = await fetch(`${root}shards.json`);
       if (!response.ok) throw new Error(`${root}shards.json: ${response.status}`);
@@ -184,6 +190,18 @@ function setUp(form: HTMLFormElement): void {
     show(true);
     void loadFilters(pagefind);
   };
+
+  // `serve --watch` writes the search index after the pages, which reload before it: an index this page loaded
+  // meanwhile would ask for files the new one replaced. Its reload script says when the new one is there.
+  window.addEventListener(SEARCH_INDEX_CHANGED, () => {
+    const loaded = api;
+    api = undefined;
+    settingUp = false;
+    filtersFilled = undefined;
+    textMap = Promise.resolve(new Map());
+    textFiles.clear();
+    retired = (loaded ?? Promise.resolve(undefined)).then((pagefind) => pagefind?.destroy()).catch(ignore);
+  });
 
   input.addEventListener('focus', () => {
     panel.hidden = false;
