@@ -51,8 +51,8 @@ export interface BuildSiteOptions {
   workers?: SiteBuildOptions['workers'];
   /** Waiting for the data directory's lock (a collect writing it): what to say, and for how long. */
   lock?: { onWait?: (message: string) => void; waitMs?: number };
-  /** Told once the pages are written (or found as they are), before the site search's index is written:
-   * `serve --watch` reloads the open pages then. */
+  /** Told once the pages are written (or found as they are), before the build waits for the site search's index
+   * (written alongside the pages, or after them): `serve --watch` reloads the open pages then. */
   onPagesWritten?: () => void;
 }
 

@@ -79,6 +79,8 @@ describe.skipIf(!available)('serve --watch', () => {
         told.push(...[...chunk.toString().matchAll(/^data: (\w+)$/gm)].map((m) => m[1]!)),
       ),
     );
+    // Stopped when the test ends (below, or in afterAll's kill): not an error of its own.
+    events.on('error', () => undefined);
     const transcript = path.join(home, '.claude', 'projects', '-home-alice-work-webapp', `${SESSION.B}.jsonl`);
     const started = Date.now();
     await appendPrompt(transcript, 'LIVE-MARKER 追記された行', '2026-03-03T00:30:00.000Z');

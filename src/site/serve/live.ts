@@ -9,7 +9,8 @@ export interface LiveOptions {
   /** Directories whose changes never count (the data and output directories). */
   ignore: string[];
   /** Collects and builds; returns the source locations to watch and a one-line account of what changed (and
-   * how long it took). Calls `pagesWritten` once the site's pages are written, before its search index is. */
+   * how long it took). Calls `pagesWritten` once the site's pages are written, before it waits for the search
+   * index. */
   rebuild: (pagesWritten: () => void) => Promise<{ locations: string[]; summary: string }>;
   log: (text: string) => void;
   /** Resolves when the user asks to stop (Ctrl-C). */
@@ -18,8 +19,9 @@ export interface LiveOptions {
 
 /**
  * `serve --watch`: builds, serves the site with the reload script, and rebuilds whenever a source changes;
- * every open page reloads itself once the rebuild has written the pages, and its search box loads the search
- * index again once that is written too (after a months-old session grew, most of the rebuild). A change during a
+ * every open page reloads itself once the rebuild has written the pages, and once the site search's index is
+ * written too (after a months-old session grew, most of the rebuild) its search box drops the index it loaded and
+ * loads the new one on its next query. A change during a
  * rebuild queues one more. Stops when `stopSignal` resolves, after the rebuild in progress.
  */
 export async function serveLive(options: LiveOptions): Promise<void> {

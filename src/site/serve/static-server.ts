@@ -48,8 +48,8 @@ export interface StaticServer {
   port: number;
   /** Tells every open page to reload (live mode). */
   reload(): void;
-  /** Tells every open page that the site search's index was written again (live mode): its search box loads
-   * the index afresh, without reloading the page. */
+  /** Tells every open page that the site search's index was written again (live mode): its search box drops
+   * the index it loaded and loads the new one on its next query, without reloading the page. */
   searchChanged(): void;
   close(): Promise<void>;
 }
