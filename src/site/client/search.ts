@@ -33,6 +33,12 @@ interface PagefindApi {
   destroy(): Promise<void>;
 }
 
+/** A setup of Pagefind over the site's index, once begun: its promise, and Pagefind's module once imported. */
+interface PagefindSetup {
+  api: Promise<PagefindApi | undefined>;
+  pagefind?: PagefindApi;
+}
+
 /** Sessions shown at most, bundles looked at to find them (hits are checked against the text), bundles whose
  * texts are fetched first and then at once while the list has room, and hits (messages) shown under one
  * session. A bundle holds pages of dozens of sessions: a common word fills the list from the first one, whose
@@ -53,8 +59,7 @@ function setUp(form: HTMLFormElement): void {
   const timeZone = form.dataset.tz || undefined;
   const input = form.querySelector<HTMLInputElement>('input[name=q]')!;
   const { panel, status, list, selects } = addPanel(form);
-  /** The setup of Pagefind over the site's index, once begun: its promise, and Pagefind's module once imported. */
-  let setup: { api: Promise<PagefindApi | undefined>; pagefind?: PagefindApi } | undefined;
+  let setup: PagefindSetup | undefined;
   /** Each record's text file by the record's id, from every shard's TEXT_MAP_FILE (empty when unreadable). */
   let textMap: Promise<Map<string, string>> = Promise.resolve(new Map());
   let generation = 0;
@@ -75,7 +80,7 @@ function setUp(form: HTMLFormElement): void {
 
   const load = (): Promise<PagefindApi | undefined> => {
     if (setup) return setup.api;
-    const attempt: NonNullable<typeof setup> = { api: Promise.resolve(undefined) };
+    const attempt: PagefindSetup = { api: Promise.resolve(undefined) };
     let begun = false;
     attempt.api = (async () => {
       await retired;
@@ -84,7 +89,7 @@ function setUp(form: HTMLFormElement): void {
       if (!response.ok) throw new Error(`${root}shards.json: ${response.status}`);
       const shards = (await response.json()) as string[];
       if (shards.length === 0) return undefined;
-      const texts = Promise.all(
+      const texts: Promise<Map<string, string>> = Promise.all(
         shards.map((shard) =>
           fetch(`${root}${shard}/${TEXT_MAP_FILE}`)
             .then((r) => (r.ok ? (r.json() as Promise<Record<string, string>>) : {}))
