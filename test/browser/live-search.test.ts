@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { startStaticServer, type StaticServer } from '../../src/site/serve/static-server.ts';
-import { CHROMIUM, launchChromium } from '../helpers/browser.ts';
+import { CHROMIUM, launchChromium, typeQuery } from '../helpers/browser.ts';
 import { runCli } from '../helpers/cli.ts';
 import { fixtureBuild, SESSION, WEBAPP } from '../helpers/paths.ts';
 import { appendPrompt } from '../helpers/transcripts.ts';
@@ -37,11 +37,7 @@ afterAll(async () => {
 async function search(page: Page, query: string): Promise<string[]> {
   // A query typed again would find the list still marked with the last answer to it.
   await page.evaluate(() => delete document.querySelector<HTMLElement>('.site-search-results')?.dataset.query);
-  await page.keyboard.press('Escape');
-  await page.keyboard.press('/');
-  await page.keyboard.press('Control+A');
-  await page.keyboard.press('Backspace');
-  await page.keyboard.type(query);
+  await typeQuery(page, query);
   await page.waitForFunction(
     (q) => document.querySelector<HTMLElement>('form.site-search .site-search-results')?.dataset.query === q,
     query,

@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { launchChromium, startPreview } from '../helpers/browser.ts';
+import { launchChromium, startPreview, typeQuery } from '../helpers/browser.ts';
 import { SESSION } from '../helpers/paths.ts';
 
 const site = inject('site');
@@ -41,11 +41,7 @@ async function open(path: string, lang?: string): Promise<{ page: Page; problems
 
 /** Types a query the way a person does (`/` to focus), and returns the result links once they settle. */
 async function search(page: Page, query: string): Promise<string[]> {
-  await page.keyboard.press('Escape');
-  await page.keyboard.press('/');
-  await page.keyboard.press('Control+A');
-  await page.keyboard.press('Backspace');
-  await page.keyboard.type(query);
+  await typeQuery(page, query);
   await page.waitForFunction(
     (q) => {
       const list = document.querySelector<HTMLElement>('form.site-search .site-search-results');

@@ -1,4 +1,4 @@
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -17,6 +17,15 @@ export function launchChromium(): Promise<Browser> {
       '--disable-sync',
     ],
   });
+}
+
+/** Types a query into the site's search box the way a person does: `/` to focus it, what it held cleared. */
+export async function typeQuery(page: Page, query: string): Promise<void> {
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('/');
+  await page.keyboard.press('Control+A');
+  await page.keyboard.press('Backspace');
+  await page.keyboard.type(query);
 }
 
 /** Serves a built site with agent-logbook's own static server (the one `serve` runs) on a free loopback port. */
