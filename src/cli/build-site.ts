@@ -51,9 +51,6 @@ export interface BuildSiteOptions {
   workers?: SiteBuildOptions['workers'];
   /** Waiting for the data directory's lock (a collect writing it): what to say, and for how long. */
   lock?: { onWait?: (message: string) => void; waitMs?: number };
-  /** Told once the pages are written (or found as they are), before the build waits for the site search's index
-   * (written alongside the pages, or after them): `serve --watch` reloads the open pages then. */
-  onPagesWritten?: () => void;
 }
 
 /** Builds the site over a data directory, rendering only what changed since the last build into `outDir`
@@ -103,7 +100,6 @@ async function buildSiteLocked(options: BuildSiteOptions): Promise<SiteBuildResu
       );
     }
     await mark.finish();
-    options.onPagesWritten?.();
     return await withSearchFiles(options, withSearch, { ...unchanged, sanitized: 0 });
   }
 
@@ -159,7 +155,6 @@ async function buildSiteLocked(options: BuildSiteOptions): Promise<SiteBuildResu
     );
   }
   // The pages are written: steps over the finished site go here.
-  options.onPagesWritten?.();
   if (withSearch) {
     if (!search) startSearch(report.siteKey);
     const { result, seconds } = await search!;

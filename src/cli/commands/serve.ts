@@ -73,7 +73,7 @@ export function registerServe(program: Command, io: CliIo): void {
           ignore: [resolved.dataDir, outDir],
           log: (text) => io.stderr(text),
           stopSignal: stop.signal,
-          rebuild: async (pagesWritten) => {
+          rebuild: async () => {
             const started = Date.now();
             const { collected, built } = await collectAndBuild(resolved, io, {
               collect: { verbose: flags.verbose, quiet: true },
@@ -86,7 +86,6 @@ export function registerServe(program: Command, io: CliIo): void {
                 since: flags.since,
                 until: flags.until,
                 workers,
-                onPagesWritten: pagesWritten,
               }),
             });
             return {
