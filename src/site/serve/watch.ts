@@ -8,6 +8,7 @@ const DIRECTORY_POLL_MS = 2000;
 export interface SourceWatcher {
   /** Watches these locations from now on (the sources a collect found), and stops watching the others. */
   update(locations: string[]): void;
+  /** Stops watching for good: a later `update` (a rebuild that ends after Ctrl-C) watches nothing. */
   close(): void;
 }
 
@@ -20,6 +21,7 @@ export interface SourceWatcher {
  */
 export function watchSources(onChange: () => void, ignore: string[]): SourceWatcher {
   const active = new Map<string, () => void>();
+  let closed = false;
   const ignored = (file: string) => ignore.some((dir) => file === dir || file.startsWith(`${dir}${path.sep}`));
   const watchLocation = (location: string): (() => void) => {
     let isDirectory = false;
@@ -49,6 +51,7 @@ export function watchSources(onChange: () => void, ignore: string[]): SourceWatc
   };
   return {
     update(locations) {
+      if (closed) return;
       const wanted = new Set(locations.map((l) => path.resolve(l)));
       for (const [location, stop] of active) {
         if (!wanted.has(location)) (stop(), active.delete(location));
@@ -56,6 +59,7 @@ export function watchSources(onChange: () => void, ignore: string[]): SourceWatc
       for (const location of wanted) if (!active.has(location)) active.set(location, watchLocation(location));
     },
     close() {
+      closed = true;
       for (const stop of active.values()) stop();
       active.clear();
     },
