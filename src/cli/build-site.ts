@@ -51,6 +51,9 @@ export interface BuildSiteOptions {
   workers?: SiteBuildOptions['workers'];
   /** Waiting for the data directory's lock (a collect writing it): what to say, and for how long. */
   lock?: { onWait?: (message: string) => void; waitMs?: number };
+  /** Told once the pages are written (or found as they are), before the build waits for the site search's index
+   * (written alongside the pages, or after them): `serve --watch` reloads the open pages then. */
+  onPagesWritten?: () => void;
 }
 
 /** Builds the site over a data directory, rendering only what changed since the last build into `outDir`
@@ -100,7 +103,8 @@ async function buildSiteLocked(options: BuildSiteOptions): Promise<SiteBuildResu
       );
     }
     await mark.finish();
-    return await withSearchFiles(options, withSearch, { ...unchanged, sanitized: 0 });
+    options.onPagesWritten?.();
+    return await withSearchFiles(options, withSearch, { ...unchanged, sanitized: 0, searchWritten: false });
   }
 
   const { prerender } = await import('../transcript/prerender.ts');
@@ -155,9 +159,12 @@ async function buildSiteLocked(options: BuildSiteOptions): Promise<SiteBuildResu
     );
   }
   // The pages are written: steps over the finished site go here.
+  options.onPagesWritten?.();
+  let searchWritten = false;
   if (withSearch) {
     if (!search) startSearch(report.siteKey);
     const { result, seconds } = await search!;
+    searchWritten = result.written > 0;
     if (options.verbose) {
       say(
         `Site search: ${result.written} of ${countLabel(result.shards, 'shard')} written (${countLabel(result.records, 'page')}, ` +
@@ -166,7 +173,7 @@ async function buildSiteLocked(options: BuildSiteOptions): Promise<SiteBuildResu
     }
   }
   await mark.finish();
-  return await withSearchFiles(options, withSearch, { ...report, sanitized });
+  return await withSearchFiles(options, withSearch, { ...report, sanitized, searchWritten });
 }
 
 /** The build's report with every file of the site, the search's too: its index and its script, which are not the
@@ -230,6 +237,8 @@ async function runSiteSearch(
 
 export interface SiteBuildResult extends SiteBuildReport {
   sanitized: number;
+  /** Whether the site search's index changed (a shard of it was written). */
+  searchWritten: boolean;
   /** Every file of the site, the search index's too, and the largest (see hostLimitNote). */
   site: { files: number; bytes: number; largest: { file: string; bytes: number } };
 }

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, promises as fs } from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
@@ -70,6 +71,16 @@ describe.skipIf(!available)('serve --watch', () => {
     const built = await fs.readFile(path.join(out, 'sessions', 'claude-code', SESSION.B, 'index.html'), 'utf8');
     expect(built).not.toContain('__agent-logbook');
 
+    // What the live server tells the pages: they reload once the pages are written, and their search boxes load
+    // the index again once it is written too.
+    const told: string[] = [];
+    const events = http.get(`${url}__agent-logbook/events`, (response) =>
+      response.on('data', (chunk: Buffer) =>
+        told.push(...[...chunk.toString().matchAll(/^data: (\w+)$/gm)].map((m) => m[1]!)),
+      ),
+    );
+    // Stopped when the test ends (below, or in afterAll's kill): not an error of its own.
+    events.on('error', () => undefined);
     const transcript = path.join(home, '.claude', 'projects', '-home-alice-work-webapp', `${SESSION.B}.jsonl`);
     const started = Date.now();
     await appendPrompt(transcript, 'LIVE-MARKER 追記された行', '2026-03-03T00:30:00.000Z');
@@ -79,6 +90,9 @@ describe.skipIf(!available)('serve --watch', () => {
       `serve --watch: appended line visible after ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
     );
     expect(page.url()).toBe(sessionUrl);
+    await expect.poll(() => told, { timeout: 90_000 }).toContain('search');
+    expect(told.slice(0, 2)).toEqual(['reload', 'search']);
+    events.destroy();
     await page.close();
 
     const exited = new Promise<number | null>((resolve) => server!.on('close', (code) => resolve(code)));

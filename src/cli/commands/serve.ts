@@ -73,7 +73,7 @@ export function registerServe(program: Command, io: CliIo): void {
           ignore: [resolved.dataDir, outDir],
           log: (text) => io.stderr(text),
           stopSignal: stop.signal,
-          rebuild: async () => {
+          rebuild: async (pagesWritten) => {
             const started = Date.now();
             const { collected, built } = await collectAndBuild(resolved, io, {
               collect: { verbose: flags.verbose, quiet: true },
@@ -86,11 +86,13 @@ export function registerServe(program: Command, io: CliIo): void {
                 since: flags.since,
                 until: flags.until,
                 workers,
+                onPagesWritten: pagesWritten,
               }),
             });
             return {
               locations: collected.sources.flatMap((source) => source.found),
               summary: buildSummary(collected, built, Date.now() - started),
+              searchChanged: built.searchWritten,
             };
           },
         }).finally(() => workers.close());

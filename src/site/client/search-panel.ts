@@ -49,6 +49,9 @@ export function addPanel(form: HTMLFormElement): {
 
 export function fillFilters(filters: Record<string, Record<string, number>>, selects: HTMLSelectElement[]): void {
   for (const select of selects) {
+    // Filled again when the index was written again (serve --watch): the last index's values go, the choice stays.
+    const chosen = select.value;
+    for (const option of [...select.options]) if (option.value) option.remove();
     const values = Object.keys(filters[select.name] ?? {});
     values.sort((a, b) => (select.name === 'month' ? b.localeCompare(a) : a.localeCompare(b)));
     for (const value of values) {
@@ -57,6 +60,7 @@ export function fillFilters(filters: Record<string, Record<string, number>>, sel
       option.textContent = select.name === 'source' ? (SOURCE_LABELS[value] ?? value) : value;
       select.append(option);
     }
+    if (values.includes(chosen)) select.value = chosen;
   }
 }
 

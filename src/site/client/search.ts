@@ -11,6 +11,7 @@ import {
   type RecordSection,
   TEXT_MAP_FILE,
 } from '../../transcript/page-record.ts';
+import { SEARCH_INDEX_CHANGED } from './live-events.ts';
 import { addPanel, fillFilters, type Hit, sessionItem } from './search-panel.ts';
 
 interface PagefindResultData {
@@ -29,6 +30,13 @@ interface PagefindApi {
   search(term: string, options?: { filters?: Record<string, string> }): Promise<{ results: PagefindResult[] } | null>;
   preload(term: string): Promise<void>;
   filters(): Promise<Record<string, Record<string, number>>>;
+  destroy(): Promise<void>;
+}
+
+/** A setup of Pagefind over the site's index, once begun: its promise, and Pagefind's module once imported. */
+interface PagefindSetup {
+  api: Promise<PagefindApi | undefined>;
+  pagefind?: PagefindApi;
 }
 
 /** Sessions shown at most, bundles looked at to find them (hits are checked against the text), bundles whose
@@ -51,13 +59,16 @@ function setUp(form: HTMLFormElement): void {
   const timeZone = form.dataset.tz || undefined;
   const input = form.querySelector<HTMLInputElement>('input[name=q]')!;
   const { panel, status, list, selects } = addPanel(form);
-  let api: Promise<PagefindApi | undefined> | undefined;
+  let setup: PagefindSetup | undefined;
   /** Each record's text file by the record's id, from every shard's TEXT_MAP_FILE (empty when unreadable). */
   let textMap: Promise<Map<string, string>> = Promise.resolve(new Map());
   let generation = 0;
   let timer: number | undefined;
-  let settingUp = false;
   let filtersFilled: Promise<void> | undefined;
+  /** The setups dropped when the index was written again (see SEARCH_INDEX_CHANGED), until each has ended and been
+   * destroyed: `import()` gives the same module again, whose state is its own, so a destroy that ended after the
+   * next setup's `options` and `init` would undo them. The next setup waits for it. */
+  let retired: Promise<unknown> = Promise.resolve();
   const loadFilters = (pagefind: PagefindApi): Promise<void> =>
     (filtersFilled ??= pagefind
       .filters()
@@ -68,36 +79,43 @@ function setUp(form: HTMLFormElement): void {
       }));
 
   const load = (): Promise<PagefindApi | undefined> => {
-    api ??= (async () => {
+    if (setup) return setup.api;
+    const attempt: PagefindSetup = { api: Promise.resolve(undefined) };
+    let begun = false;
+    attempt.api = (async () => {
+      await retired;
       const root = `${base}pagefind/`;
       const response = await fetch(`${root}shards.json`);
       if (!response.ok) throw new Error(`${root}shards.json: ${response.status}`);
       const shards = (await response.json()) as string[];
       if (shards.length === 0) return undefined;
-      textMap = Promise.all(
+      const texts: Promise<Map<string, string>> = Promise.all(
         shards.map((shard) =>
           fetch(`${root}${shard}/${TEXT_MAP_FILE}`)
             .then((r) => (r.ok ? (r.json() as Promise<Record<string, string>>) : {}))
             .catch(() => ({})),
         ),
       ).then((maps) => new Map(maps.flatMap((map) => Object.entries(map))));
-      settingUp = true;
+      if (setup === attempt) textMap = texts;
+      begun = true;
       const pagefind = (await import(/* @vite-ignore */ `${root}${shards[0]}/pagefind.js`)) as PagefindApi;
+      attempt.pagefind = pagefind;
       await pagefind.options({ excerptLength: 0 });
       await pagefind.init();
       await Promise.all(shards.slice(1).map((shard) => pagefind.mergeIndex(`${root}${shard}/`)));
       // The filters' values (three files a shard) come now when the index was loaded while the page sat idle.
       // When someone is already in the box, they come after the query's results: fetched at once, they kept the
       // index chunks of a query typed as the page opened waiting behind them in Pagefind's queue.
-      if (document.activeElement !== input && !input.value) void loadFilters(pagefind);
+      if (setup === attempt && document.activeElement !== input && !input.value) void loadFilters(pagefind);
       return pagefind;
     })().catch((error: unknown) => {
       // The list unreadable (the site being rebuilt, a dropped connection): the next query asks again. Once
-      // Pagefind is set up, a second setup would merge its shards twice.
-      if (!settingUp) api = undefined;
+      // Pagefind's module is set up, setting it up again without destroying it would merge its shards twice.
+      if (setup === attempt && !begun) setup = undefined;
       throw error;
     });
-    return api;
+    setup = attempt;
+    return attempt.api;
   };
 
   const run = async () => {
@@ -125,6 +143,23 @@ function setUp(form: HTMLFormElement): void {
     const { words, runs } = queryWords(query);
     const filters: Record<string, string> = {};
     for (const select of selects) if (select.value) filters[select.name] = select.value;
+    try {
+      await showFound(mine, query, pagefind, words, runs, filters);
+    } catch {
+      // Pagefind's files changed under it (the site rebuilt while this page was open): a newer query, or the
+      // setup again after SEARCH_INDEX_CHANGED, answers instead.
+      if (mine === generation) status.textContent = 'The search index changed while searching: type again.';
+    }
+  };
+
+  const showFound = async (
+    mine: number,
+    query: string,
+    pagefind: PagefindApi,
+    words: string[],
+    runs: string[],
+    filters: Record<string, string>,
+  ) => {
     const found = await pagefind.search(indexQuery(words), { filters });
     if (mine !== generation || !found) return;
     // A bundle holds the pages of many sessions: the pages that hold the query (and pass the filters) are
@@ -150,6 +185,7 @@ function setUp(form: HTMLFormElement): void {
       list.dataset.filters = JSON.stringify(filters);
     };
     const texts = await textMap;
+    if (mine !== generation) return;
     for (
       let i = 0, size = FIRST_BATCH;
       i < found.results.length && i < EXAMINED && sessions.size < SESSIONS_SHOWN;
@@ -184,6 +220,23 @@ function setUp(form: HTMLFormElement): void {
     show(true);
     void loadFilters(pagefind);
   };
+
+  // `serve --watch` writes the search index after the pages, which reload before it: an index this page loaded
+  // meanwhile would ask for files the new one replaced. Its reload script says when the new one is there.
+  window.addEventListener(SEARCH_INDEX_CHANGED, () => {
+    const dropped = setup;
+    setup = undefined;
+    generation += 1;
+    filtersFilled = undefined;
+    textMap = Promise.resolve(new Map());
+    textFiles.clear();
+    // Destroyed once it has ended, set up or failed: a failed setup may have merged some shards already.
+    retired = Promise.allSettled([retired, dropped?.api])
+      .then(() => dropped?.pagefind?.destroy())
+      .catch(ignore);
+    // A query in the box is asked again of the new index.
+    if (input.value.trim()) void run();
+  });
 
   input.addEventListener('focus', () => {
     panel.hidden = false;

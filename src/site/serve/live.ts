@@ -9,8 +9,9 @@ export interface LiveOptions {
   /** Directories whose changes never count (the data and output directories). */
   ignore: string[];
   /** Collects and builds; returns the source locations to watch and a one-line account of what changed (and
-   * how long it took). */
-  rebuild: () => Promise<{ locations: string[]; summary: string }>;
+   * how long it took), and whether the site search's index changed. Calls `pagesWritten` once the site's pages
+   * are written, before it waits for the search index. */
+  rebuild: (pagesWritten: () => void) => Promise<{ locations: string[]; summary: string; searchChanged: boolean }>;
   log: (text: string) => void;
   /** Resolves when the user asks to stop (Ctrl-C). */
   stopSignal: Promise<void>;
@@ -18,11 +19,13 @@ export interface LiveOptions {
 
 /**
  * `serve --watch`: builds, serves the site with the reload script, and rebuilds whenever a source changes;
- * every open page reloads itself after each rebuild. A change during a rebuild queues one more. Stops when
- * `stopSignal` resolves, after the rebuild in progress.
+ * every open page reloads itself once the rebuild has written the pages, and once the site search's index is
+ * written too (after a months-old session grew, most of the rebuild) its search box drops the index it loaded and
+ * loads the new one on its next query. A change during a rebuild queues one more. Stops when `stopSignal`
+ * resolves, after the rebuild in progress.
  */
 export async function serveLive(options: LiveOptions): Promise<void> {
-  const first = await options.rebuild();
+  const first = await options.rebuild(() => undefined);
   const server: StaticServer = await startStaticServer({
     root: options.outDir,
     port: options.port,
@@ -34,13 +37,23 @@ export async function serveLive(options: LiveOptions): Promise<void> {
   );
   let watcher: ReturnType<typeof watchSources> | undefined;
   const queue = new RebuildQueue(async () => {
+    let reloaded = false;
+    // Unless the rebuild says otherwise (it failed after the reload): the pages that reloaded may hold an index
+    // that is no longer all there.
+    let searchChanged = true;
     try {
-      const { locations, summary } = await options.rebuild();
-      watcher?.update(locations);
-      server.reload();
-      options.log(`${summary}\n`);
+      const rebuilt = await options.rebuild(() => {
+        reloaded = true;
+        server.reload();
+      });
+      searchChanged = rebuilt.searchChanged;
+      watcher?.update(rebuilt.locations);
+      if (!reloaded) server.reload();
+      options.log(`${rebuilt.summary}\n`);
     } catch (error) {
       options.log(`agent-logbook: rebuild failed: ${(error as Error).message}\n`);
+    } finally {
+      if (reloaded && searchChanged) server.searchChanged();
     }
   });
   watcher = watchSources(() => queue.request(), options.ignore);

@@ -2,6 +2,7 @@ import { createReadStream, promises as fs } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { SEARCH_INDEX_CHANGED } from '../client/live-events.ts';
 import { SITE_CSP } from '../csp.ts';
 
 /** The policy a page sends when it has no `<meta>` policy of its own (and for files that are not pages). */
@@ -47,6 +48,9 @@ export interface StaticServer {
   port: number;
   /** Tells every open page to reload (live mode). */
   reload(): void;
+  /** Tells every open page that the site search's index was written again (live mode): its search box drops
+   * the index it loaded and loads the new one on its next query, without reloading the page. */
+  searchChanged(): void;
   close(): Promise<void>;
 }
 
@@ -78,6 +82,9 @@ export async function startStaticServer(options: StaticServerOptions): Promise<S
     port,
     reload() {
       for (const client of clients) client.write('data: reload\n\n');
+    },
+    searchChanged() {
+      for (const client of clients) client.write('data: search\n\n');
     },
     async close() {
       for (const client of clients) client.end();
@@ -272,9 +279,13 @@ function injectReload(html: string): string {
   return at === -1 ? `${html}${tag}` : `${html.slice(0, at)}${tag}${html.slice(at)}`;
 }
 
-const RELOAD_SCRIPT = `// agent-logbook serve --watch: reloads this page when the site is rebuilt.
+const RELOAD_SCRIPT = `// agent-logbook serve --watch: reloads this page when the site is rebuilt, and tells its search box when
+// the search index was written again.
 (() => {
   const events = new EventSource('${LIVE_PREFIX}events');
-  events.onmessage = (event) => { if (event.data === 'reload') location.reload(); };
+  events.onmessage = (event) => {
+    if (event.data === 'reload') location.reload();
+    else if (event.data === 'search') window.dispatchEvent(new Event('${SEARCH_INDEX_CHANGED}'));
+  };
 })();
 `;

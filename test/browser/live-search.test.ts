@@ -1,0 +1,72 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { startStaticServer, type StaticServer } from '../../src/site/serve/static-server.ts';
+import { CHROMIUM, launchChromium, typeQuery } from '../helpers/browser.ts';
+import { runCli } from '../helpers/cli.ts';
+import { fixtureBuild, SESSION, WEBAPP } from '../helpers/paths.ts';
+import { appendPrompt } from '../helpers/transcripts.ts';
+
+// `serve --watch` tells the open pages to reload once the pages are written, and the site search's index is
+// written after them: a page that loaded the index before it was written again must load it afresh when the
+// live server says so, or its queries would ask for the old index's files. The real CLI builds the site twice,
+// the live server serves it, and a real Chromium page keeps its index across the second build.
+
+const available = existsSync(CHROMIUM);
+const WORD = 'zebrafinchmarker';
+let site: Awaited<ReturnType<typeof fixtureBuild>>;
+let server: StaticServer | undefined;
+let browser: Browser | undefined;
+
+beforeAll(async () => {
+  if (!available) return;
+  site = await fixtureBuild('live-search');
+  const built = await runCli(['build', '--home', site.home, '--data', site.data, '--out', site.out, '--tz', 'UTC']);
+  expect(built.code, built.stderr).toBe(0);
+  server = await startStaticServer({ root: site.out, port: 0, live: true });
+  browser = await launchChromium();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/** Types a query into the search box and returns the result links once the list is complete. */
+async function search(page: Page, query: string): Promise<string[]> {
+  // A query typed again would find the list still marked with the last answer to it.
+  await page.evaluate(() => delete document.querySelector<HTMLElement>('.site-search-results')?.dataset.query);
+  await typeQuery(page, query);
+  await page.waitForFunction(
+    (q) => document.querySelector<HTMLElement>('form.site-search .site-search-results')?.dataset.query === q,
+    query,
+    { timeout: 20_000 },
+  );
+  return page.$$eval('.site-search-results a', (links) =>
+    links.map((a) => new URL((a as HTMLAnchorElement).href).pathname),
+  );
+}
+
+describe.skipIf(!available)('the search box under serve --watch', () => {
+  it('loads the index again when the live server says it was written again, and finds what was added', async () => {
+    const page = await browser!.newPage({ viewport: { width: 1200, height: 900 } });
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    await page.goto(`${server!.url}days/2026-03-04/`);
+    // The index as the first build wrote it, loaded and asked: the word is not there yet.
+    expect(await search(page, WORD)).toEqual([]);
+    const sessionPath = `/sessions/claude-code/${SESSION.B}/`;
+    expect(await search(page, 'webapp')).not.toHaveLength(0);
+
+    const transcript = path.join(site.home, '.claude', 'projects', path.basename(WEBAPP), `${SESSION.B}.jsonl`);
+    await appendPrompt(transcript, `${WORD} を追加`, '2026-03-03T00:30:00.000Z');
+    const rebuilt = await runCli(['build', '--home', site.home, '--data', site.data, '--out', site.out, '--tz', 'UTC']);
+    expect(rebuilt.code, rebuilt.stderr).toBe(0);
+    // The page still holds the first build's index, whose files the second build replaced.
+    server!.searchChanged();
+    await expect.poll(() => search(page, WORD), { timeout: 30_000 }).toContain(sessionPath);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+});
