@@ -59,7 +59,9 @@ export async function serveLive(options: LiveOptions): Promise<void> {
   watcher = watchSources(() => queue.request(), options.ignore);
   watcher.update(first.locations);
   await options.stopSignal;
-  options.log('Stopping…\n');
+  options.log(
+    queue.busy ? 'Stopping once the rebuild in progress has ended (Ctrl-C again to stop now)…\n' : 'Stopping…\n',
+  );
   watcher.close();
   await queue.idle();
   await server.close();

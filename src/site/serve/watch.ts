@@ -127,6 +127,11 @@ export class RebuildQueue {
     }
   }
 
+  /** Whether a run is in progress (a request still gathering is dropped by `idle`). */
+  get busy(): boolean {
+    return this.running !== undefined;
+  }
+
   /** Waits for the run in progress (and the one queued after it), and drops requests not yet started. */
   async idle(): Promise<void> {
     if (this.timer) (clearTimeout(this.timer), (this.timer = undefined));

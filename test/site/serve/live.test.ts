@@ -111,7 +111,9 @@ it('stops for good when Ctrl-C comes during a rebuild: nothing is watched once i
     await site.change();
     await expect.poll(() => site.state.rebuilds, { timeout: 10_000 }).toBe(2);
     site.stop();
-    await expect.poll(() => site.state.logged).toMatch(/Stopping…/);
+    await expect
+      .poll(() => site.state.logged)
+      .toMatch(/Stopping once the rebuild in progress has ended \(Ctrl-C again to stop now\)…\n/);
     endRebuild();
     await site.serving;
     expect(site.state.logged).toMatch(/rebuild 2\n/);
