@@ -164,7 +164,7 @@ async function buildSiteLocked(options: BuildSiteOptions): Promise<SiteBuildResu
   if (withSearch) {
     if (!search) startSearch(report.siteKey);
     const { result, seconds } = await search!;
-    searchWritten = result.written > 0;
+    searchWritten = result.written > 0 || result.listChanged;
     if (options.verbose) {
       say(
         `Site search: ${result.written} of ${countLabel(result.shards, 'shard')} written (${countLabel(result.records, 'page')}, ` +
@@ -237,7 +237,7 @@ async function runSiteSearch(
 
 export interface SiteBuildResult extends SiteBuildReport {
   sanitized: number;
-  /** Whether the site search's index changed (a shard of it was written). */
+  /** Whether the site search's index changed (a shard of it written, or its list of shards). */
   searchWritten: boolean;
   /** Every file of the site, the search index's too, and the largest (see hostLimitNote). */
   site: { files: number; bytes: number; largest: { file: string; bytes: number } };

@@ -91,7 +91,9 @@ describe.skipIf(!available)('serve --watch', () => {
     );
     expect(page.url()).toBe(sessionUrl);
     await expect.poll(() => told, { timeout: 90_000 }).toContain('search');
-    expect(told.slice(0, 2)).toEqual(['reload', 'search']);
+    // Reloaded before the search boxes are told (a rebuild that found nothing new may add a reload before both).
+    expect(told.indexOf('reload')).toBeGreaterThan(-1);
+    expect(told.indexOf('reload')).toBeLessThan(told.indexOf('search'));
     events.destroy();
     await page.close();
 

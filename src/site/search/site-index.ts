@@ -45,6 +45,8 @@ export interface SiteSearchResult {
   /** Shards the site index has, and how many of them were written this time. */
   shards: number;
   written: number;
+  /** Whether its list of shards changed (a shard removed whose sessions all left the site, or one added). */
+  listChanged: boolean;
   /** Bytes under `<outDir>/pagefind/`. */
   bytes: number;
 }
@@ -200,7 +202,7 @@ export async function writeSiteSearch(options: SiteSearchOptions): Promise<SiteS
     for (const name of await fs.readdir(target)) {
       if (!keep.has(name)) await fs.rm(path.join(target, name), { recursive: true, force: true });
     }
-    await writeIfChanged(path.join(target, SHARD_LIST), `${JSON.stringify(shards)}\n`);
+    const listChanged = await writeIfChanged(path.join(target, SHARD_LIST), `${JSON.stringify(shards)}\n`);
     await writeSearchScript(options.outDir, options.packageRoot);
     const saving: SavedState = {
       ...plan.state,
@@ -211,7 +213,7 @@ export async function writeSiteSearch(options: SiteSearchOptions): Promise<SiteS
     };
     await writeFileAtomic(stateFile, JSON.stringify(saving));
     const bytes = shards.reduce((n, name) => n + (plan.state.shards[name]!.bytes ?? 0), 0);
-    return { records, read: stale.length, shards: shards.length, written: plan.dirty.size, bytes };
+    return { records, read: stale.length, shards: shards.length, written: plan.dirty.size, listChanged, bytes };
   } finally {
     cache.close();
     await Promise.all([...retired, pool?.close()]);
@@ -284,12 +286,14 @@ async function readState(file: string): Promise<SavedState | undefined> {
   }
 }
 
-async function writeIfChanged(file: string, text: string): Promise<void> {
+/** Whether it wrote. */
+async function writeIfChanged(file: string, text: string): Promise<boolean> {
   const current = await fs.readFile(file, 'utf8').catch(() => undefined);
-  if (current === text) return;
+  if (current === text) return false;
   const temp = temporaryBeside(file);
   await fs.writeFile(temp, text);
   await fs.rename(temp, file);
+  return true;
 }
 
 async function directoryBytes(dir: string): Promise<number> {

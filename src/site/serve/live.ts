@@ -22,10 +22,21 @@ export interface LiveOptions {
  * every open page reloads itself once the rebuild has written the pages, and once the site search's index is
  * written too (after a months-old session grew, most of the rebuild) its search box drops the index it loaded and
  * loads the new one on its next query. A change during a rebuild queues one more. Stops when `stopSignal`
- * resolves, after the rebuild in progress.
+ * resolves, after the rebuild in progress (during the first build, once it has ended, without serving).
  */
 export async function serveLive(options: LiveOptions): Promise<void> {
+  let serving = false;
+  let stopAsked = false;
+  void options.stopSignal.then(() => {
+    stopAsked = true;
+    if (!serving) options.log('Stopping once the first build has ended (Ctrl-C again to stop now)…\n');
+  });
   const first = await options.rebuild(() => undefined);
+  if (stopAsked) {
+    options.log(`${first.summary}\n`);
+    return;
+  }
+  serving = true;
   const server: StaticServer = await startStaticServer({
     root: options.outDir,
     port: options.port,
@@ -38,8 +49,8 @@ export async function serveLive(options: LiveOptions): Promise<void> {
   let watcher: ReturnType<typeof watchSources> | undefined;
   const queue = new RebuildQueue(async () => {
     let reloaded = false;
-    // Unless the rebuild says otherwise (it failed after the reload): the pages that reloaded may hold an index
-    // that is no longer all there.
+    // Unless the rebuild says otherwise: one that failed may have written part of the index (before the pages, or
+    // after they reloaded).
     let searchChanged = true;
     try {
       const rebuilt = await options.rebuild(() => {
@@ -53,7 +64,7 @@ export async function serveLive(options: LiveOptions): Promise<void> {
     } catch (error) {
       options.log(`agent-logbook: rebuild failed: ${(error as Error).message}\n`);
     } finally {
-      if (reloaded && searchChanged) server.searchChanged();
+      if (searchChanged) server.searchChanged();
     }
   });
   watcher = watchSources(() => queue.request(), options.ignore);
@@ -63,6 +74,6 @@ export async function serveLive(options: LiveOptions): Promise<void> {
     queue.busy ? 'Stopping once the rebuild in progress has ended (Ctrl-C again to stop now)…\n' : 'Stopping…\n',
   );
   watcher.close();
-  await queue.idle();
+  await queue.stop();
   await server.close();
 }

@@ -79,7 +79,7 @@ function pollDirectory(dir: string, onChange: () => void, ignored: (file: string
       if (stat) parts.push(`${file}:${stat.size}:${stat.mtimeMs}`);
     }
     const signature = parts.sort().join('\n');
-    if (last !== undefined && signature !== last) onChange();
+    if (!stopped && last !== undefined && signature !== last) onChange();
     last = signature;
   };
   const timer = setInterval(() => void (stopped || look()), DIRECTORY_POLL_MS);
@@ -100,6 +100,7 @@ export class RebuildQueue {
   private running: Promise<void> | undefined;
   private pending = false;
   private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
 
   constructor(
     private readonly task: () => Promise<void>,
@@ -107,7 +108,7 @@ export class RebuildQueue {
   ) {}
 
   request(): void {
-    if (this.timer) return;
+    if (this.stopped || this.timer) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
       if (this.running) this.pending = true;
@@ -121,19 +122,22 @@ export class RebuildQueue {
         this.pending = false;
         // The task reports its own failures; a failed run must not stop the next.
         await this.task().catch(() => undefined);
-      } while (this.pending);
+      } while (this.pending && !this.stopped);
     } finally {
       this.running = undefined;
     }
   }
 
-  /** Whether a run is in progress (a request still gathering is dropped by `idle`). */
+  /** Whether a run is in progress. */
   get busy(): boolean {
     return this.running !== undefined;
   }
 
-  /** Waits for the run in progress (and the one queued after it), and drops requests not yet started. */
-  async idle(): Promise<void> {
+  /** Stops for good: waits for the run in progress only; a run queued after it, a request still gathering and every
+   * later request are dropped. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.pending = false;
     if (this.timer) (clearTimeout(this.timer), (this.timer = undefined));
     await this.running;
   }

@@ -29,15 +29,26 @@ async function liveSite(name: string, rebuild: (rebuilds: number, pagesWritten: 
     },
   };
   const serving = serveLive(options);
-  await expect.poll(() => state.logged, { timeout: 10_000 }).toMatch(/ at http:\S+ and watching the sources/);
+  try {
+    await expect.poll(() => state.logged, { timeout: 10_000 }).toMatch(/ at http:\S+ and watching the sources/);
+  } catch (error) {
+    stop();
+    await serving;
+    throw error;
+  }
   const url = / at (http:\S+)/.exec(state.logged)![1]!;
-  const events = http.get(`${url}__agent-logbook/events`, (response) =>
-    response.on('data', (chunk: Buffer) =>
-      state.told.push(...[...chunk.toString().matchAll(/^data: (\w+)$/gm)].map((m) => m[1]!)),
-    ),
-  );
+  let events!: http.ClientRequest;
+  // The server says `: connected` at once: from then on it tells this client.
+  await new Promise<void>((connected, failed) => {
+    events = http.get(`${url}__agent-logbook/events`, (response) =>
+      response.on('data', (chunk: Buffer) => {
+        connected();
+        state.told.push(...[...chunk.toString().matchAll(/^data: (\w+)$/gm)].map((m) => m[1]!));
+      }),
+    );
+    events.on('error', failed);
+  });
   events.on('error', () => undefined);
-  await new Promise((resolve) => setTimeout(resolve, 300));
   return {
     state,
     sources,
@@ -110,6 +121,9 @@ it('stops for good when Ctrl-C comes during a rebuild: nothing is watched once i
     expect(watchers()).toBe(site.sources.length);
     await site.change();
     await expect.poll(() => site.state.rebuilds, { timeout: 10_000 }).toBe(2);
+    // A change during the rebuild queues one more, which the stop drops.
+    await site.change(site.sources[2]);
+    await new Promise((resolve) => setTimeout(resolve, 400));
     site.stop();
     await expect
       .poll(() => site.state.logged)
@@ -125,5 +139,40 @@ it('stops for good when Ctrl-C comes during a rebuild: nothing is watched once i
   } finally {
     endRebuild();
     await site.close();
+  }
+});
+
+it('stops once the first build has ended when Ctrl-C comes during it, saying so at once, and serves nothing', async () => {
+  const root = await tempDir('live-first');
+  const out = path.join(root, 'site');
+  await fs.mkdir(out);
+  let stop!: () => void;
+  const stopSignal = new Promise<void>((resolve) => (stop = resolve));
+  let endBuild!: () => void;
+  const buildMayEnd = new Promise<void>((resolve) => (endBuild = resolve));
+  let rebuilds = 0;
+  let logged = '';
+  const serving = serveLive({
+    outDir: out,
+    port: 0,
+    ignore: [out],
+    log: (text) => (logged += text),
+    stopSignal,
+    rebuild: async () => {
+      rebuilds += 1;
+      await buildMayEnd;
+      return { locations: [root], summary: 'first build', searchChanged: true };
+    },
+  });
+  try {
+    stop();
+    await expect.poll(() => logged).toBe('Stopping once the first build has ended (Ctrl-C again to stop now)…\n');
+    endBuild();
+    await serving;
+    expect(logged).toBe('Stopping once the first build has ended (Ctrl-C again to stop now)…\nfirst build\n');
+    expect(rebuilds).toBe(1);
+  } finally {
+    endBuild();
+    await serving;
   }
 });
