@@ -69,4 +69,35 @@ describe.skipIf(!available)('the search box under serve --watch', () => {
     expect(errors).toEqual([]);
     await page.close();
   });
+
+  // The word that the index is new follows the reload closely when the search was indexed alongside a few pages: a
+  // page that reloaded may connect after it was sent. Its tab keeps the number of the last index it heard of, and the
+  // server gives the current one on connecting.
+  it('tells a page that was away when the index was written again, once it connects', async () => {
+    const page = await browser!.newPage({ viewport: { width: 390, height: 800 } });
+    await page.addInitScript(() => {
+      const counted = window as unknown as { told: number };
+      counted.told = 0;
+      window.addEventListener('agent-logbook:search-index', () => (counted.told += 1));
+    });
+    const toldOnPage = () => page.evaluate(() => (window as unknown as { told: number }).told);
+    const connected = () =>
+      page.waitForFunction(() => sessionStorage.getItem('agent-logbook:search-version') !== null, undefined, {
+        timeout: 20_000,
+      });
+    await page.goto(`${server!.url}days/2026-03-04/`);
+    await connected();
+    expect(await toldOnPage()).toBe(0);
+    // Away (another page of the site, without the live script, has no stream) while the index is written again.
+    await page.goto(`${server!.url}__agent-logbook/reload.js`);
+    server!.searchChanged();
+    await page.goto(`${server!.url}days/2026-03-04/`);
+    await expect.poll(toldOnPage, { timeout: 20_000 }).toBe(1);
+    // Back again with nothing new: not told.
+    await page.reload();
+    await connected();
+    await page.waitForTimeout(500);
+    expect(await toldOnPage()).toBe(0);
+    await page.close();
+  });
 });

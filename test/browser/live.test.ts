@@ -76,7 +76,7 @@ describe.skipIf(!available)('serve --watch', () => {
     const told: string[] = [];
     const events = http.get(`${url}__agent-logbook/events`, (response) =>
       response.on('data', (chunk: Buffer) =>
-        told.push(...[...chunk.toString().matchAll(/^data: (\w+)$/gm)].map((m) => m[1]!)),
+        told.push(...[...chunk.toString().matchAll(/^data: (reload|search)\b/gm)].map((m) => m[1]!)),
       ),
     );
     // Stopped when the test ends (below, or in afterAll's kill): not an error of its own.

@@ -63,10 +63,11 @@ export interface StaticServer {
  */
 export async function startStaticServer(options: StaticServerOptions): Promise<StaticServer> {
   const root = await fs.realpath(path.resolve(options.root));
-  const clients = new Set<http.ServerResponse>();
+  const state: LiveState = { clients: new Set(), searchVersion: 0 };
+  const clients = state.clients;
   const base = basePath(options.base);
   const server = http.createServer((request, response) => {
-    void handle(root, base, request, response, options.live === true, clients).catch(() => {
+    void handle(root, base, request, response, options.live === true, state).catch(() => {
       if (!response.headersSent) send(response, 500, 'text/plain; charset=utf-8', 'Internal error\n');
       else response.destroy();
     });
@@ -84,7 +85,8 @@ export async function startStaticServer(options: StaticServerOptions): Promise<S
       for (const client of clients) client.write('data: reload\n\n');
     },
     searchChanged() {
-      for (const client of clients) client.write('data: search\n\n');
+      state.searchVersion += 1;
+      for (const client of clients) client.write(`data: search ${state.searchVersion}\n\n`);
     },
     async close() {
       for (const client of clients) client.end();
@@ -101,7 +103,7 @@ async function handle(
   request: http.IncomingMessage,
   response: http.ServerResponse,
   live: boolean,
-  clients: Set<http.ServerResponse>,
+  { clients, searchVersion }: LiveState,
 ): Promise<void> {
   if (request.method !== 'GET' && request.method !== 'HEAD') {
     response.setHeader('Allow', 'GET, HEAD');
@@ -133,7 +135,9 @@ async function handle(
       'Content-Type': 'text/event-stream; charset=utf-8',
       'Cache-Control': 'no-store',
     });
-    response.write(': connected\n\n');
+    // Which writing of the search index this is: a page that reloaded before the word of the last one reached it
+    // (it was sent while the page reconnected) learns of it here.
+    response.write(`: connected\n\ndata: index ${searchVersion}\n\n`);
     clients.add(response);
     request.on('close', () => clients.delete(response));
     return;
@@ -279,13 +283,31 @@ function injectReload(html: string): string {
   return at === -1 ? `${html}${tag}` : `${html.slice(0, at)}${tag}${html.slice(at)}`;
 }
 
+/** The live server's state: its event streams, and how many times the search index was written again. */
+interface LiveState {
+  clients: Set<http.ServerResponse>;
+  searchVersion: number;
+}
+
+/** `search N` comes when the index was written again; `index N` on connecting, with the number of the last one, which
+ * the tab keeps (sessionStorage): a page that reloaded before `search N` reached it hears of it from the next. */
 const RELOAD_SCRIPT = `// agent-logbook serve --watch: reloads this page when the site is rebuilt, and tells its search box when
 // the search index was written again.
 (() => {
   const events = new EventSource('${LIVE_PREFIX}events');
+  const seen = 'agent-logbook:search-version';
   events.onmessage = (event) => {
-    if (event.data === 'reload') location.reload();
-    else if (event.data === 'search') window.dispatchEvent(new Event('${SEARCH_INDEX_CHANGED}'));
+    const [kind, version] = event.data.split(' ');
+    if (kind === 'reload') return location.reload();
+    if (kind !== 'search' && kind !== 'index') return;
+    let before = null;
+    try {
+      before = sessionStorage.getItem(seen);
+      sessionStorage.setItem(seen, version);
+    } catch {}
+    if (kind === 'search' || (before !== null && before !== version)) {
+      window.dispatchEvent(new Event('${SEARCH_INDEX_CHANGED}'));
+    }
   };
 })();
 `;

@@ -43,7 +43,7 @@ async function liveSite(name: string, rebuild: (rebuilds: number, pagesWritten: 
     events = http.get(`${url}__agent-logbook/events`, (response) =>
       response.on('data', (chunk: Buffer) => {
         connected();
-        state.told.push(...[...chunk.toString().matchAll(/^data: (\w+)$/gm)].map((m) => m[1]!));
+        state.told.push(...[...chunk.toString().matchAll(/^data: (reload|search)\b/gm)].map((m) => m[1]!));
       }),
     );
     events.on('error', failed);
