@@ -103,7 +103,7 @@ async function handle(
   request: http.IncomingMessage,
   response: http.ServerResponse,
   live: boolean,
-  { clients, searchVersion }: LiveState,
+  state: LiveState,
 ): Promise<void> {
   if (request.method !== 'GET' && request.method !== 'HEAD') {
     response.setHeader('Allow', 'GET, HEAD');
@@ -137,9 +137,9 @@ async function handle(
     });
     // Which writing of the search index this is: a page that reloaded before the word of the last one reached it
     // (it was sent while the page reconnected) learns of it here.
-    response.write(`: connected\n\ndata: index ${searchVersion}\n\n`);
-    clients.add(response);
-    request.on('close', () => clients.delete(response));
+    response.write(`: connected\n\ndata: index ${state.searchVersion}\n\n`);
+    state.clients.add(response);
+    request.on('close', () => state.clients.delete(response));
     return;
   }
   // Any `..` segment is refused outright, before and after decoding, rather than resolved.

@@ -179,4 +179,37 @@ describe('serve', () => {
     }
     expect(await fs.readFile(path.join(root, 'index.html'), 'utf8')).not.toContain('__agent-logbook');
   });
+
+  it('numbers the writings of the search index, and gives the last number to every page that connects', async () => {
+    const live = await startStaticServer({ root, port: 0, live: true });
+    const streams: AbortController[] = [];
+    /** Connects to the event stream; returns what it has been told so far, word by word. */
+    const connect = async () => {
+      const stop = new AbortController();
+      streams.push(stop);
+      const response = await fetch(`${live.url}__agent-logbook/events`, { signal: stop.signal });
+      let text = '';
+      void (async () => {
+        const reader = response.body!.getReader();
+        const decoder = new TextDecoder();
+        for (let next = await reader.read(); !next.done; next = await reader.read()) {
+          text += decoder.decode(next.value, { stream: true });
+        }
+      })().catch(() => undefined);
+      return () => [...text.matchAll(/^data: (.+)$/gm)].map((m) => m[1]!);
+    };
+    try {
+      const first = await connect();
+      await expect.poll(first).toEqual(['index 0']);
+      live.searchChanged();
+      live.reload();
+      live.searchChanged();
+      await expect.poll(first).toEqual(['index 0', 'search 1', 'reload', 'search 2']);
+      const later = await connect();
+      await expect.poll(later).toEqual(['index 2']);
+    } finally {
+      for (const stream of streams) stream.abort();
+      await live.close();
+    }
+  });
 });
