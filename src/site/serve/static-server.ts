@@ -64,7 +64,6 @@ export interface StaticServer {
 export async function startStaticServer(options: StaticServerOptions): Promise<StaticServer> {
   const root = await fs.realpath(path.resolve(options.root));
   const state: LiveState = { clients: new Set(), searchVersion: 0 };
-  const clients = state.clients;
   const base = basePath(options.base);
   const server = http.createServer((request, response) => {
     void handle(root, base, request, response, options.live === true, state).catch(() => {
@@ -82,15 +81,15 @@ export async function startStaticServer(options: StaticServerOptions): Promise<S
     url: `http://${host}:${port}/`,
     port,
     reload() {
-      for (const client of clients) client.write('data: reload\n\n');
+      for (const client of state.clients) client.write('data: reload\n\n');
     },
     searchChanged() {
       state.searchVersion += 1;
-      for (const client of clients) client.write(`data: search ${state.searchVersion}\n\n`);
+      for (const client of state.clients) client.write(`data: search ${state.searchVersion}\n\n`);
     },
     async close() {
-      for (const client of clients) client.end();
-      clients.clear();
+      for (const client of state.clients) client.end();
+      state.clients.clear();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
