@@ -71,9 +71,9 @@ describe.skipIf(!available)('the search box under serve --watch', () => {
   });
 
   // The word that the index is new follows the reload closely when the search was indexed alongside a few pages: a
-  // page that reloaded may connect after it was sent. Its tab keeps the number of the last index it heard of, and the
-  // server gives the current one on connecting.
-  it('tells a page that was away when the index was written again, once it connects', async () => {
+  // page that reloaded may connect after it was sent. The page carries the number of the index it was served with,
+  // and the server gives the current one on connecting.
+  it('tells a page served before the index was written again, once it connects', async () => {
     const page = await browser!.newPage({ viewport: { width: 390, height: 800 } });
     await page.addInitScript(() => {
       const counted = window as unknown as { told: number; heard: number };
@@ -93,19 +93,38 @@ describe.skipIf(!available)('the search box under serve --watch', () => {
     // The server's first word (the index's number) has been read.
     const connected = () =>
       page.waitForFunction(() => (window as unknown as { heard: number }).heard > 0, undefined, { timeout: 20_000 });
-    await page.goto(`${server!.url}days/2026-03-04/`);
-    await connected();
-    expect(await toldOnPage()).toBe(0);
-    // Away (another page of the site, without the live script, has no stream) while the index is written again.
-    await page.goto(`${server!.url}__agent-logbook/reload.js`);
-    server!.searchChanged();
+    // The tab's first page, served while the index is written again: its live script (and so its stream) comes
+    // only after the word was sent.
+    await page.route('**/__agent-logbook/reload.js', async (route) => {
+      server!.searchChanged();
+      await route.continue();
+    });
     await page.goto(`${server!.url}days/2026-03-04/`);
     await connected();
     expect(await toldOnPage()).toBe(1);
-    // Back again with nothing new: not told.
+    await page.unroute('**/__agent-logbook/reload.js');
+    // Served again with nothing new: not told.
     await page.reload();
     await connected();
     expect(await toldOnPage()).toBe(0);
+    // Told live, once, while it is open.
+    server!.searchChanged();
+    await expect.poll(toldOnPage).toBe(1);
+    await page.close();
+  });
+  // A setup dropped when the index was written again may never end (a request that hangs): the next one must not
+  // wait for it.
+  it('sets the index up again even when the setup it dropped never ends', async () => {
+    const page = await browser!.newPage({ viewport: { width: 1200, height: 900 } });
+    let hung = 0;
+    const list = '**/pagefind/shards.json';
+    // The first request is never answered; the ones after it go through.
+    await page.route(list, (route) => (hung++ === 0 ? undefined : route.continue()));
+    await page.goto(`${server!.url}days/2026-03-04/`);
+    await page.focus('form.site-search input[name=q]');
+    await expect.poll(() => hung, { timeout: 20_000 }).toBeGreaterThan(0);
+    server!.searchChanged();
+    expect(await search(page, 'webapp')).not.toHaveLength(0);
     await page.close();
   });
 });

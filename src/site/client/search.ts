@@ -65,10 +65,11 @@ function setUp(form: HTMLFormElement): void {
   let generation = 0;
   let timer: number | undefined;
   let filtersFilled: Promise<void> | undefined;
-  /** The setups dropped when the index was written again (see SEARCH_INDEX_CHANGED), until each has ended and been
-   * destroyed: `import()` gives the same module again, whose state is its own, so a destroy that ended after the
-   * next setup's `options` and `init` would undo them. The next setup waits for it. */
-  let retired: Promise<unknown> = Promise.resolve();
+  /** How many setups were dropped because the index was written again (see SEARCH_INDEX_CHANGED). The next one
+   * imports Pagefind's module under a URL of its own: `import()` of the same URL gives the same module, whose state
+   * is its own, so the dropped setup's destroy, whenever that setup ends, would undo the new one's `options` and
+   * `init`, and waiting for it would wait as long as a setup that never ends. */
+  let dropped = 0;
   const loadFilters = (pagefind: PagefindApi): Promise<void> =>
     (filtersFilled ??= pagefind
       .filters()
@@ -81,9 +82,9 @@ function setUp(form: HTMLFormElement): void {
   const load = (): Promise<PagefindApi | undefined> => {
     if (setup) return setup.api;
     const attempt: PagefindSetup = { api: Promise.resolve(undefined) };
+    const instance = dropped;
     let begun = false;
     attempt.api = (async () => {
-      await retired;
       const root = `${base}pagefind/`;
       const response = await fetch(`${root}shards.json`);
       if (!response.ok) throw new Error(`${root}shards.json: ${response.status}`);
@@ -98,7 +99,8 @@ function setUp(form: HTMLFormElement): void {
       ).then((maps) => new Map(maps.flatMap((map) => Object.entries(map))));
       if (setup === attempt) textMap = texts;
       begun = true;
-      const pagefind = (await import(/* @vite-ignore */ `${root}${shards[0]}/pagefind.js`)) as PagefindApi;
+      const module = `${root}${shards[0]}/pagefind.js${instance ? `?setup=${instance}` : ''}`;
+      const pagefind = (await import(/* @vite-ignore */ module)) as PagefindApi;
       attempt.pagefind = pagefind;
       await pagefind.options({ excerptLength: 0 });
       await pagefind.init();
@@ -224,15 +226,18 @@ function setUp(form: HTMLFormElement): void {
   // `serve --watch` writes the search index after the pages, which reload before it: an index this page loaded
   // meanwhile would ask for files the new one replaced. Its reload script says when the new one is there.
   window.addEventListener(SEARCH_INDEX_CHANGED, () => {
-    const dropped = setup;
+    const previous = setup;
     setup = undefined;
+    dropped += 1;
     generation += 1;
     filtersFilled = undefined;
     textMap = Promise.resolve(new Map());
     textFiles.clear();
-    // Destroyed once it has ended, set up or failed: a failed setup may have merged some shards already.
-    retired = Promise.allSettled([retired, dropped?.api])
-      .then(() => dropped?.pagefind?.destroy())
+    // Destroyed once it has ended, set up or failed (a failed setup may have merged some shards already), to free
+    // what it loaded.
+    void previous?.api
+      .catch(ignore)
+      .then(() => previous.pagefind?.destroy())
       .catch(ignore);
     // A query in the box is asked again of the new index.
     if (input.value.trim()) void run();

@@ -151,10 +151,10 @@ async function handle(
   }
   if (!file) {
     const notFound = await findFile(root, '/404.html');
-    if (notFound && notFound !== 'redirect') return sendFile(response, request, notFound, 404, live);
+    if (notFound && notFound !== 'redirect') return sendFile(response, request, notFound, 404, live && state);
     return send(response, 404, 'text/plain; charset=utf-8', 'Not found\n');
   }
-  return sendFile(response, request, file, 200, live);
+  return sendFile(response, request, file, 200, live && state);
 }
 
 /** The base as a path `/…/` (one leading slash, one trailing), so every Location built on it stays on this host. */
@@ -202,14 +202,14 @@ async function sendFile(
   request: http.IncomingMessage,
   file: string,
   status: number,
-  live: boolean,
+  live: LiveState | false,
 ): Promise<void> {
   const type = TYPES[path.extname(file).toLowerCase()] ?? 'application/octet-stream';
   const head = request.method === 'HEAD';
   if (type.startsWith('text/html')) {
     let html = await fs.readFile(file, 'utf8');
     const csp = /<meta http-equiv="Content-Security-Policy" content="([^"]*)"/i.exec(html)?.[1];
-    if (live) html = injectReload(html);
+    if (live) html = injectReload(html, live.searchVersion);
     response.writeHead(status, {
       ...SECURITY_HEADERS,
       'Content-Security-Policy': csp ? unescapeAttribute(csp) : FALLBACK_CSP,
@@ -275,9 +275,10 @@ function unescapeAttribute(value: string): string {
     .replace(/&amp;/g, '&');
 }
 
-/** The live-mode script: an external file, so the site's `script-src 'self'` allows it. */
-function injectReload(html: string): string {
-  const tag = `<script src="${LIVE_PREFIX}reload.js" defer></script>`;
+/** The live-mode script: an external file, so the site's `script-src 'self'` allows it. It carries the number of the
+ * search index this page was served with, which the page compares with the one the server gives on connecting. */
+function injectReload(html: string, searchVersion: number): string {
+  const tag = `<script src="${LIVE_PREFIX}reload.js" data-search-index="${searchVersion}" defer></script>`;
   const at = html.lastIndexOf('</body>');
   return at === -1 ? `${html}${tag}` : `${html.slice(0, at)}${tag}${html.slice(at)}`;
 }
@@ -288,25 +289,27 @@ interface LiveState {
   searchVersion: number;
 }
 
-/** `search N` comes when the index was written again; `index N` on connecting, with the number of the last one, which
- * the tab keeps (sessionStorage): a page that reloaded before `search N` reached it hears of it from the next. */
+/** `search N` comes when the index was written again; `index N` on connecting, with the number of the last one. The
+ * page knows the number it was served with: a page served before the index was written again, whose stream connected
+ * only after the word was sent (it follows the reload within milliseconds when a few pages were indexed), hears of it
+ * on connecting. A page brought back from the back/forward cache may be older than the site: it loads again. */
 const RELOAD_SCRIPT = `// agent-logbook serve --watch: reloads this page when the site is rebuilt, and tells its search box when
 // the search index was written again.
 (() => {
+  let searchIndex = document.currentScript?.dataset.searchIndex;
   const events = new EventSource('${LIVE_PREFIX}events');
-  const seen = 'agent-logbook:search-version';
   events.onmessage = (event) => {
     const [kind, version] = event.data.split(' ');
     if (kind === 'reload') return location.reload();
     if (kind !== 'search' && kind !== 'index') return;
-    let before = null;
-    try {
-      before = sessionStorage.getItem(seen);
-      sessionStorage.setItem(seen, version);
-    } catch {}
-    if (kind === 'search' || (before !== null && before !== version)) {
+    const known = searchIndex;
+    searchIndex = version;
+    if (kind === 'search' || (known !== undefined && known !== version)) {
       window.dispatchEvent(new Event('${SEARCH_INDEX_CHANGED}'));
     }
   };
+  window.addEventListener('pageshow', (event) => {
+    if (event.persisted) location.reload();
+  });
 })();
 `;

@@ -170,7 +170,7 @@ describe('serve', () => {
     const live = await startStaticServer({ root, port: 0, live: true });
     try {
       const html = await (await fetch(live.url)).text();
-      expect(html).toContain('<script src="/__agent-logbook/reload.js" defer></script></body>');
+      expect(html).toContain('<script src="/__agent-logbook/reload.js" data-search-index="0" defer></script></body>');
       const script = await fetch(`${live.url}__agent-logbook/reload.js`);
       expect(script.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
       expect(await script.text()).toContain('EventSource');
@@ -207,6 +207,9 @@ describe('serve', () => {
       await expect.poll(first).toEqual(['index 0', 'search 1', 'reload', 'search 2']);
       const later = await connect();
       await expect.poll(later).toEqual(['index 2']);
+      // A page carries the number of the index it was served with, to compare with the one it is given on connecting.
+      const page = await (await fetch(live.url)).text();
+      expect(page).toContain('<script src="/__agent-logbook/reload.js" data-search-index="2" defer></script>');
     } finally {
       for (const stream of streams) stream.abort();
       await live.close();
