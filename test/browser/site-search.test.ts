@@ -59,7 +59,7 @@ async function search(page: Page, query: string): Promise<string[]> {
 }
 
 describe('site search in Chromium', () => {
-  it('loads the index once the page is idle, before the box is used, and not when the browser asks to save data', async () => {
+  it('loads the index as the page opens, before the box is used, and not when the browser asks to save data', async () => {
     for (const saveData of [false, true]) {
       const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
       if (saveData) {
