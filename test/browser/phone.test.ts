@@ -2,7 +2,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { launchChromium, startPreview } from '../helpers/browser.ts';
+import { launchChromium, layOutEverything, startPreview } from '../helpers/browser.ts';
 import { REPO, SESSION } from '../helpers/paths.ts';
 
 const site = inject('site');
@@ -39,6 +39,7 @@ afterAll(async () => {
 async function open(url: string, viewport: { width: number; height: number }): Promise<Page> {
   const page = await browser.newPage({ viewport });
   await page.goto(`${server.url}${url}`);
+  await layOutEverything(page);
   // Everything folded is opened: what a reader can unfold must fit too.
   await page.evaluate(() => document.querySelectorAll('details').forEach((d) => (d.open = true)));
   return page;

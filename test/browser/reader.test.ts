@@ -4,7 +4,7 @@ import { gunzipSync } from 'node:zlib';
 import { JSDOM } from 'jsdom';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { launchChromium, startPreview } from '../helpers/browser.ts';
+import { launchChromium, layOutEverything, startPreview } from '../helpers/browser.ts';
 import { runCli } from '../helpers/cli.ts';
 import { REPO, SESSION, tempDir } from '../helpers/paths.ts';
 import { sessionMarkdownMember, sessionMarkdownOf } from '../helpers/markdown-packs.ts';
@@ -162,6 +162,7 @@ describe('session pages as a reader sees them', () => {
       const page = await browser.newPage({ viewport: { width, height } });
       for (const [base, route] of pages) {
         await page.goto(`${base}${route}`);
+        await layOutEverything(page);
         // Open everything a reader can open: that must not widen the page either.
         await page.evaluate(() => document.querySelectorAll('details').forEach((d) => (d.open = true)));
         const [scroll, inner] = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
@@ -176,6 +177,52 @@ describe('session pages as a reader sees them', () => {
     }
     expect(overflow).toEqual([]);
   }, 300_000);
+
+  it('lays out only the messages near the screen of a long page, and a link or k still lands on a far one', async () => {
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    await page.goto(`${reader.url}/sessions/claude-code/${LONG}/`);
+    const laidOut = () =>
+      page.$$eval('.thread > .item', (items) =>
+        // An item's own box is always there; what it holds is what the browser skips.
+        items.map((item) =>
+          item.lastElementChild!.checkVisibility({ contentVisibilityAuto: true } as CheckVisibilityOptions),
+        ),
+      );
+    const first = await laidOut();
+    expect(first.length).toBeGreaterThan(100);
+    expect(first[0]).toBe(true);
+    // The browser skips what is far below: a few screens' worth at most is laid out.
+    expect(first.filter(Boolean).length).toBeLessThan(first.length / 4);
+    expect(first.at(-1)).toBe(false);
+    // The page's last prompt, by its link: it is laid out and at the top of the screen.
+    const prompts = await page.$$eval('.thread > .item .bubble.prompt[id]', (bubbles) => bubbles.map((b) => b.id));
+    const last = prompts.at(-1)!;
+    await page.goto(`${reader.url}/sessions/claude-code/${LONG}/#${last}`);
+    /** Where a prompt's message is on the screen, and whether what it holds is laid out. */
+    const placed = async (id: string) =>
+      page.evaluate((target) => {
+        const bubble = document.getElementById(target)!;
+        const box = bubble.closest('.item')!.getBoundingClientRect();
+        const shown = bubble.checkVisibility({ contentVisibilityAuto: true } as CheckVisibilityOptions);
+        return { top: Math.round(box.top), height: Math.round(box.height), shown };
+      }, id);
+    const landed = await placed(last);
+    expect(landed.shown).toBe(true);
+    expect(landed.top).toBeGreaterThan(-40);
+    expect(landed.top).toBeLessThan(40);
+    expect(landed.height).toBeGreaterThan(20);
+    // k goes back to the prompt before it, screens above, and lands on it too.
+    // (The first k may go to the top of the prompt's own message, which starts above its bubble.)
+    const hash = () => page.evaluate(() => location.hash.slice(1));
+    await page.keyboard.press('k');
+    if ((await hash()) === last) await page.keyboard.press('k');
+    const before = await hash();
+    expect(before).toBe(prompts.at(-2));
+    const back = await placed(before);
+    // At its scroll margin (0.75rem) from the top.
+    expect(back).toMatchObject({ top: 12, shown: true });
+    await page.close();
+  });
 
   it('keeps every call with its result and every message exactly once over the pages of a long session', async () => {
     const docs = await sessionPages(LONG);

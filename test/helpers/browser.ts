@@ -28,6 +28,13 @@ export async function typeQuery(page: Page, query: string): Promise<void> {
   await page.keyboard.type(query);
 }
 
+/** Lays out every part of the page, even those far from the screen that the site leaves to the browser to skip
+ * (`content-visibility: auto`: a session's messages, a phone's table cards). A check of what fits the page sees
+ * them all this way, and something too wide widens the page instead of being cut at the edge of its own box. */
+export async function layOutEverything(page: Page): Promise<void> {
+  await page.addStyleTag({ content: '* { content-visibility: visible !important; contain: none !important; }' });
+}
+
 /** Serves a built site with agent-logbook's own static server (the one `serve` runs) on a free loopback port. */
 export async function startPreview(outDir: string): Promise<{ url: string; stop: () => Promise<void> }> {
   const { startStaticServer } = await import('../../src/site/serve/static-server.ts');
