@@ -178,6 +178,59 @@
     var tokens = target.closest('.thread .tokens[data-usage]');
     if (tokens && !tokens.title) tokens.title = usageTitle(tokens);
   });
-  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', addCopyButtons);
-  else addCopyButtons();
+  // Where the reader was, kept in the page's history entry: the browser lays out only the messages near the screen
+  // and counts the others at a typical height (content-visibility), so after a reload (serve --watch reloads on
+  // every rebuild) or a return to the page, the same offset in pixels would show another message. The message at
+  // the top of the screen is brought back to where it was instead.
+  function keepPlace() {
+    var items = document.querySelectorAll('.thread > .item');
+    if (items.length === 0 || !('scrollRestoration' in history)) return;
+    var key = 'agentLogbookPlace';
+    var saved = history.state && history.state[key];
+    var navigation = performance.getEntriesByType && performance.getEntriesByType('navigation')[0];
+    var returning = navigation && (navigation.type === 'reload' || navigation.type === 'back_forward');
+    history.scrollRestoration = 'manual';
+    if (returning && saved && items[saved.item]) {
+      // Again at the next frames: the messages the browser lays out once they are near the screen take their
+      // own heights, and those above this one move it.
+      var place = function (frames) {
+        var off = items[saved.item].getBoundingClientRect().top - saved.top;
+        if (Math.abs(off) >= 1) window.scrollBy(0, off);
+        if (frames > 0)
+          requestAnimationFrame(function () {
+            place(frames - 1);
+          });
+      };
+      place(4);
+    }
+    var timer;
+    function save() {
+      timer = undefined;
+      // The first message reaching into the screen (found by halves: the page has up to ~300).
+      var low = 0;
+      var high = items.length - 1;
+      while (low < high) {
+        var middle = (low + high) >> 1;
+        if (items[middle].getBoundingClientRect().bottom > 0) high = middle;
+        else low = middle + 1;
+      }
+      var state = {};
+      for (var name in history.state || {}) state[name] = history.state[name];
+      state[key] = { item: low, top: Math.round(items[low].getBoundingClientRect().top) };
+      history.replaceState(state, '');
+    }
+    window.addEventListener('scroll', function () {
+      if (timer === undefined) timer = setTimeout(save, 200);
+    });
+    window.addEventListener('pagehide', function () {
+      if (timer !== undefined) clearTimeout(timer);
+      save();
+    });
+  }
+  function ready() {
+    addCopyButtons();
+    keepPlace();
+  }
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', ready);
+  else ready();
 })();

@@ -3,7 +3,7 @@
  *   npx tsx scripts/screenshot.ts <dist> <out-dir> /path/ [/other/path/ …]
  */
 import path from 'node:path';
-import { launchChromium, startPreview } from '../test/helpers/browser.ts';
+import { launchChromium, layOutEverything, startPreview } from '../test/helpers/browser.ts';
 
 const [dist, outDir, ...routes] = process.argv.slice(2);
 if (!dist || !outDir || routes.length === 0) {
@@ -20,6 +20,8 @@ const page = await browser.newPage({
 });
 for (const [i, route] of routes.entries()) {
   await page.goto(`${server.url}${route}`);
+  // A whole page's screenshot: what the browser would skip far from the screen is laid out too.
+  await layOutEverything(page);
   if (process.env.OPEN_DETAILS)
     await page.evaluate(() => document.querySelectorAll('details').forEach((d) => (d.open = true)));
   const file = path.join(outDir, `${i}-${route.replace(/[^a-z0-9]+/gi, '_')}.png`);

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Page, Route } from 'playwright-core';
 import { startStaticServer, type StaticServer } from '../../src/site/serve/static-server.ts';
 import { CHROMIUM, launchChromium, typeQuery } from '../helpers/browser.ts';
 import { runCli } from '../helpers/cli.ts';
@@ -124,6 +124,30 @@ describe.skipIf(!available)('the search box under serve --watch', () => {
     await page.focus('form.site-search input[name=q]');
     await expect.poll(() => hung, { timeout: 20_000 }).toBeGreaterThan(0);
     server!.searchChanged();
+    expect(await search(page, 'webapp')).not.toHaveLength(0);
+    await page.close();
+  });
+  // A setup dropped while Pagefind's module sets itself up ends later, and is destroyed then: that must not undo
+  // the setup that replaced it (one module, one state, were they imported from the same URL).
+  it('keeps the new setup when the one it dropped ends and is destroyed after it', async () => {
+    const page = await browser!.newPage({ viewport: { width: 1200, height: 900 } });
+    let held: Route | undefined;
+    let entries = 0;
+    let wasm = 0;
+    await page.route('**/pagefind-entry.json*', (route) => (entries++ === 0 ? void (held = route) : route.continue()));
+    await page.route('**/wasm.*.pagefind', (route) => {
+      wasm += 1;
+      return route.continue();
+    });
+    await page.goto(`${server!.url}days/2026-03-04/`);
+    await expect.poll(() => held !== undefined, { timeout: 20_000 }).toBe(true);
+    server!.searchChanged();
+    expect(await search(page, 'webapp')).not.toHaveLength(0);
+    // The dropped setup goes on (its WebAssembly fetched), ends, and is destroyed.
+    const before = wasm;
+    await held!.continue();
+    await expect.poll(() => wasm, { timeout: 20_000 }).toBeGreaterThan(before);
+    await page.waitForTimeout(500);
     expect(await search(page, 'webapp')).not.toHaveLength(0);
     await page.close();
   });

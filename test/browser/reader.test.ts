@@ -206,8 +206,8 @@ describe('session pages as a reader sees them', () => {
         const shown = bubble.checkVisibility({ contentVisibilityAuto: true } as CheckVisibilityOptions);
         return { top: Math.round(box.top), height: Math.round(box.height), shown };
       }, id);
+    await expect.poll(async () => (await placed(last)).shown).toBe(true);
     const landed = await placed(last);
-    expect(landed.shown).toBe(true);
     expect(landed.top).toBeGreaterThan(-40);
     expect(landed.top).toBeLessThan(40);
     expect(landed.height).toBeGreaterThan(20);
@@ -218,10 +218,40 @@ describe('session pages as a reader sees them', () => {
     if ((await hash()) === last) await page.keyboard.press('k');
     const before = await hash();
     expect(before).toBe(prompts.at(-2));
-    const back = await placed(before);
     // At its scroll margin (0.75rem) from the top.
-    expect(back).toMatchObject({ top: 12, shown: true });
+    await expect.poll(() => placed(before)).toMatchObject({ top: 12, shown: true });
     await page.close();
+  });
+
+  // Messages above the screen count at a typical height until laid out, so the same offset in pixels would show
+  // another message after a reload (serve --watch reloads at every rebuild) or on coming back to the page.
+  it('shows the same message at the same place after a reload and on coming back to a long page', async () => {
+    for (const width of [390, 1440]) {
+      const page = await browser.newPage({ viewport: { width, height: 844 } });
+      await page.goto(`${reader.url}/sessions/claude-code/${LONG}/`);
+      const atTop = () =>
+        page.evaluate(() => {
+          const items = [...document.querySelectorAll('.thread > .item')];
+          const first = items.findIndex((item) => item.getBoundingClientRect().bottom > 0);
+          return { item: first, top: Math.round(items[first]!.getBoundingClientRect().top) };
+        });
+      // Two thirds down the page, by the scroll bar: the messages above it were never laid out.
+      await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight * 0.66));
+      await page.waitForTimeout(400);
+      const before = await atTop();
+      expect(before.item).toBeGreaterThan(20);
+      // The same message, at the same offset within a pixel (the offset is kept rounded).
+      const same = async () => {
+        const now = await atTop();
+        return now.item === before.item && Math.abs(now.top - before.top) <= 1;
+      };
+      await page.reload();
+      await expect.poll(same).toBe(true);
+      await page.goto(`${reader.url}/sessions/claude-code/${TOOLS}/`);
+      await page.goBack();
+      await expect.poll(same).toBe(true);
+      await page.close();
+    }
   });
 
   it('keeps every call with its result and every message exactly once over the pages of a long session', async () => {

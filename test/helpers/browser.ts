@@ -32,7 +32,12 @@ export async function typeQuery(page: Page, query: string): Promise<void> {
  * (`content-visibility: auto`: a session's messages, a phone's table cards). A check of what fits the page sees
  * them all this way, and something too wide widens the page instead of being cut at the edge of its own box. */
 export async function layOutEverything(page: Page): Promise<void> {
-  await page.addStyleTag({ content: '* { content-visibility: visible !important; contain: none !important; }' });
+  // A constructed style sheet: the site's CSP (style-src 'self') refuses a <style> element.
+  await page.evaluate(() => {
+    const sheet = new CSSStyleSheet();
+    sheet.replaceSync('* { content-visibility: visible !important; contain: none !important; }');
+    document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
+  });
 }
 
 /** Serves a built site with agent-logbook's own static server (the one `serve` runs) on a free loopback port. */
