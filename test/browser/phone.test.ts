@@ -36,10 +36,10 @@ afterAll(async () => {
   await server?.stop();
 });
 
-async function open(url: string, viewport: { width: number; height: number }): Promise<Page> {
+async function open(url: string, viewport: { width: number; height: number }, asShipped = false): Promise<Page> {
   const page = await browser.newPage({ viewport });
   await page.goto(`${server.url}${url}`);
-  await layOutEverything(page);
+  if (!asShipped) await layOutEverything(page);
   // Everything folded is opened: what a reader can unfold must fit too.
   await page.evaluate(() => document.querySelectorAll('details').forEach((d) => (d.open = true)));
   return page;
@@ -130,6 +130,24 @@ describe('every page kind at 390 px (a phone)', () => {
       const page = await open(pages[kind]!, PHONE);
       expect(await page.evaluate(phoneProblems)).toEqual([]);
       await page.screenshot({ path: path.join(SHOTS, `${kind.replace(/ /g, '-')}-390.png`), fullPage: true });
+      await page.close();
+    });
+  }
+
+  // The checks above lay out everything first; as shipped, the browser lays out a card or a message only near the
+  // screen, and what it has laid out must fit the same way.
+  for (const kind of ['home', 'session with code']) {
+    it(`the ${kind} page fits as shipped, read from top to bottom`, async () => {
+      const page = await open(pages[kind]!, PHONE, true);
+      const problems = new Set<string>();
+      for (let y = 0; y < (await page.evaluate(() => document.documentElement.scrollHeight)); y += PHONE.height) {
+        await page.evaluate((top) => window.scrollTo(0, top), y);
+        await page.evaluate(
+          () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))),
+        );
+        for (const problem of await page.evaluate(phoneProblems)) problems.add(problem);
+      }
+      expect([...problems]).toEqual([]);
       await page.close();
     });
   }
