@@ -8,89 +8,11 @@ import { launchChromium, layOutEverything, startPreview } from '../helpers/brows
 import { runCli } from '../helpers/cli.ts';
 import { REPO, SESSION, tempDir } from '../helpers/paths.ts';
 import { sessionMarkdownMember, sessionMarkdownOf } from '../helpers/markdown-packs.ts';
+import { LONG, LONG_PROMPTS, longOutput, writeLongSession } from '../helpers/long-session.ts';
 
-/** The reader fixtures (fixtures/reader, see fixtures/README.md) plus a long, tool-heavy, Japanese session made here. */
+/** The reader fixtures (fixtures/reader, see fixtures/README.md) plus a long, tool-heavy, Japanese session. */
 const TOOLS = 'aaaaaaaa-0001-4000-8000-000000000001';
 const FRAGMENT = 'bbbbbbbb-0002-4000-8000-000000000002';
-const LONG = 'cccccccc-0003-4000-8000-000000000003';
-const LONG_PROMPTS = 40;
-const LONG_CALLS = 12;
-
-async function writeLongSession(home: string): Promise<void> {
-  const dir = path.join(home, '.claude', 'projects', '-home-alice-work-shop');
-  const common = { cwd: '/home/alice/work/shop', sessionId: LONG, version: '2.1.150', isSidechain: false };
-  const lines: unknown[] = [];
-  const base = Date.parse('2026-03-09T23:40:00Z'); // crosses midnight UTC
-  let n = 0;
-  const at = () => new Date(base + n++ * 2000).toISOString();
-  for (let p = 0; p < LONG_PROMPTS; p++) {
-    lines.push({ ...common, type: 'file-history-snapshot', uuid: `s${p}`, timestamp: at() });
-    lines.push({
-      ...common,
-      type: 'user',
-      uuid: `u${p}`,
-      timestamp: at(),
-      message: { role: 'user', content: `質問 ${p + 1}: カートの合計を確認してください。` },
-    });
-    // One prompt in ten is very long: a dozen calls in parallel, their big results after all of them.
-    const calls = p % 10 === 5 ? LONG_CALLS * 4 : LONG_CALLS;
-    const ids = Array.from({ length: calls }, (_, c) => `call_${p}_${c}`);
-    ids.forEach((id, c) =>
-      lines.push({
-        ...common,
-        type: 'assistant',
-        uuid: `a${p}_${c}`,
-        timestamp: at(),
-        message: {
-          id: `m${p}_${Math.floor(c / 3)}`,
-          role: 'assistant',
-          model: 'claude-opus-4-6',
-          content: [{ type: 'tool_use', id, name: 'Bash', input: { command: `cat part-${p}-${c}.log` } }],
-          usage: { input_tokens: 1, output_tokens: 1 },
-        },
-      }),
-    );
-    for (const id of [...ids].reverse())
-      lines.push({
-        ...common,
-        type: 'user',
-        uuid: `r${id}`,
-        timestamp: at(),
-        message: {
-          role: 'user',
-          content: [
-            {
-              type: 'tool_result',
-              tool_use_id: id,
-              content: id.endsWith('_0') ? longOutput(id) : `${id}\n${'ログ行 '.repeat(400)}`,
-            },
-          ],
-        },
-      });
-    lines.push({
-      ...common,
-      type: 'assistant',
-      uuid: `b${p}`,
-      timestamp: at(),
-      message: {
-        id: `m${p}b`,
-        role: 'assistant',
-        model: 'claude-opus-4-6',
-        content: [{ type: 'text', text: `回答 ${p + 1}` }],
-        usage: { input_tokens: 1, output_tokens: 1 },
-      },
-    });
-  }
-  await fs.writeFile(path.join(dir, `${LONG}.jsonl`), `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`);
-}
-
-/** A tool output past a screenful, with the characters a page must escape (or need not). */
-/** 41 short lines: more than a screenful (LongText's "show all"), under the page's cut of a tool's output. */
-function longOutput(id: string): string {
-  // Past a screenful of lines (24 shown) but within the characters a page shows of an output (1,000).
-  return [id, ...Array.from({ length: 40 }, (_, i) => `[${id.slice(5)}]行${i + 1} "q" 's' <b> &`)].join('\n');
-}
-
 const site = inject('site');
 let browser: Browser;
 let fixture: { url: string; stop: () => Promise<void> };
@@ -177,82 +99,6 @@ describe('session pages as a reader sees them', () => {
     }
     expect(overflow).toEqual([]);
   }, 300_000);
-
-  it('lays out only the messages near the screen of a long page, and a link or k still lands on a far one', async () => {
-    const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
-    await page.goto(`${reader.url}/sessions/claude-code/${LONG}/`);
-    const laidOut = () =>
-      page.$$eval('.thread > .item', (items) =>
-        // An item's own box is always there; what it holds is what the browser skips.
-        items.map((item) =>
-          item.lastElementChild!.checkVisibility({ contentVisibilityAuto: true } as CheckVisibilityOptions),
-        ),
-      );
-    const first = await laidOut();
-    expect(first.length).toBeGreaterThan(100);
-    expect(first[0]).toBe(true);
-    // The browser skips what is far below: a few screens' worth at most is laid out.
-    expect(first.filter(Boolean).length).toBeLessThan(first.length / 4);
-    expect(first.at(-1)).toBe(false);
-    // The page's last prompt, by its link: it is laid out and at the top of the screen.
-    const prompts = await page.$$eval('.thread > .item .bubble.prompt[id]', (bubbles) => bubbles.map((b) => b.id));
-    const last = prompts.at(-1)!;
-    await page.goto(`${reader.url}/sessions/claude-code/${LONG}/#${last}`);
-    /** Where a prompt's message is on the screen, and whether what it holds is laid out. */
-    const placed = async (id: string) =>
-      page.evaluate((target) => {
-        const bubble = document.getElementById(target)!;
-        const box = bubble.closest('.item')!.getBoundingClientRect();
-        const shown = bubble.checkVisibility({ contentVisibilityAuto: true } as CheckVisibilityOptions);
-        return { top: Math.round(box.top), height: Math.round(box.height), shown };
-      }, id);
-    await expect.poll(async () => (await placed(last)).shown).toBe(true);
-    const landed = await placed(last);
-    expect(landed.top).toBeGreaterThan(-40);
-    expect(landed.top).toBeLessThan(40);
-    expect(landed.height).toBeGreaterThan(20);
-    // k goes back to the prompt before it, screens above, and lands on it too.
-    // (The first k may go to the top of the prompt's own message, which starts above its bubble.)
-    const hash = () => page.evaluate(() => location.hash.slice(1));
-    await page.keyboard.press('k');
-    if ((await hash()) === last) await page.keyboard.press('k');
-    const before = await hash();
-    expect(before).toBe(prompts.at(-2));
-    // At its scroll margin (0.75rem) from the top.
-    await expect.poll(() => placed(before)).toMatchObject({ top: 12, shown: true });
-    await page.close();
-  });
-
-  // Messages above the screen count at a typical height until laid out, so the same offset in pixels would show
-  // another message after a reload (serve --watch reloads at every rebuild) or on coming back to the page.
-  it('shows the same message at the same place after a reload and on coming back to a long page', async () => {
-    for (const width of [390, 1440]) {
-      const page = await browser.newPage({ viewport: { width, height: 844 } });
-      await page.goto(`${reader.url}/sessions/claude-code/${LONG}/`);
-      const atTop = () =>
-        page.evaluate(() => {
-          const items = [...document.querySelectorAll('.thread > .item')];
-          const first = items.findIndex((item) => item.getBoundingClientRect().bottom > 0);
-          return { item: first, top: Math.round(items[first]!.getBoundingClientRect().top) };
-        });
-      // Two thirds down the page, by the scroll bar: the messages above it were never laid out.
-      await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight * 0.66));
-      await page.waitForTimeout(400);
-      const before = await atTop();
-      expect(before.item).toBeGreaterThan(20);
-      // The same message, at the same offset within a pixel (the offset is kept rounded).
-      const same = async () => {
-        const now = await atTop();
-        return now.item === before.item && Math.abs(now.top - before.top) <= 1;
-      };
-      await page.reload();
-      await expect.poll(same).toBe(true);
-      await page.goto(`${reader.url}/sessions/claude-code/${TOOLS}/`);
-      await page.goBack();
-      await expect.poll(same).toBe(true);
-      await page.close();
-    }
-  });
 
   it('keeps every call with its result and every message exactly once over the pages of a long session', async () => {
     const docs = await sessionPages(LONG);

@@ -66,7 +66,7 @@ export async function startStaticServer(options: StaticServerOptions): Promise<S
   const state: LiveState = { clients: new Set(), searchVersion: 0 };
   const base = basePath(options.base);
   const server = http.createServer((request, response) => {
-    void handle(root, base, request, response, options.live === true, state).catch(() => {
+    void handle(root, base, request, response, options.live === true && state).catch(() => {
       if (!response.headersSent) send(response, 500, 'text/plain; charset=utf-8', 'Internal error\n');
       else response.destroy();
     });
@@ -101,8 +101,8 @@ async function handle(
   base: string,
   request: http.IncomingMessage,
   response: http.ServerResponse,
-  live: boolean,
-  state: LiveState,
+  /** The live server's state, or false when the server is not live. */
+  live: LiveState | false,
 ): Promise<void> {
   if (request.method !== 'GET' && request.method !== 'HEAD') {
     response.setHeader('Allow', 'GET, HEAD');
@@ -136,9 +136,9 @@ async function handle(
     });
     // Which writing of the search index this is: a page that reloaded before the word of the last one reached it
     // (it was sent while the page reconnected) learns of it here.
-    response.write(`: connected\n\ndata: index ${state.searchVersion}\n\n`);
-    state.clients.add(response);
-    request.on('close', () => state.clients.delete(response));
+    response.write(`: connected\n\ndata: index ${live.searchVersion}\n\n`);
+    live.clients.add(response);
+    request.on('close', () => live.clients.delete(response));
     return;
   }
   // Any `..` segment is refused outright, before and after decoding, rather than resolved.
@@ -151,10 +151,10 @@ async function handle(
   }
   if (!file) {
     const notFound = await findFile(root, '/404.html');
-    if (notFound && notFound !== 'redirect') return sendFile(response, request, notFound, 404, live && state);
+    if (notFound && notFound !== 'redirect') return sendFile(response, request, notFound, 404, live);
     return send(response, 404, 'text/plain; charset=utf-8', 'Not found\n');
   }
-  return sendFile(response, request, file, 200, live && state);
+  return sendFile(response, request, file, 200, live);
 }
 
 /** The base as a path `/…/` (one leading slash, one trailing), so every Location built on it stays on this host. */
